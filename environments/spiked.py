@@ -1,0 +1,58 @@
+"""Stochastic online PCA: x_t ~ N(0, Σ) with a spiked covariance, loss L_t = −x_t x_tᵀ scaled to ‖L_t‖₂ ≤ 1.
+
+Σ = noise·I + spike·P, where P projects onto a fixed ``rank``-dimensional subspace
+(a random one drawn from ``basis_seed``, the same for every replicate).  The learner
+that concentrates on the subspace gains most (the loss is negative semi-definite).
+``normalize="unit"`` uses x/‖x‖ (‖L‖₂ = 1 exactly); ``"clip"`` uses x/max(‖x‖, radius),
+with radius 2√tr Σ by default, keeping the Gaussian shape for all but rare samples.
+The loss travels factored (its vector), see :class:`onlinelab.FactoredLoss`.
+
+>>> env = SpikedCovariance(d=4)
+>>> env.subspace.shape
+(4, 1)
+"""
+from __future__ import annotations
+
+import numpy as np
+
+import onlinelab as ol
+from onlinelab import validation as v
+
+
+@ol.register_environment("spiked-covariance")
+class SpikedCovariance(ol.Environment):
+    """Stochastic rank-one losses −x xᵀ with x ~ N(0, noise·I + spike·P_subspace), normalised."""
+
+    psd = False
+    loss_bound = 1.0
+    fro_sq_mean = 1.0
+
+    def __init__(self, d: int = 8, rank: int = 1, spike: float = 4.0, noise: float = 1.0,
+                 normalize: str = "unit", radius: float | None = None, basis_seed: int = 0):
+        super().__init__(d=d)
+        self.rank = v.integer("rank", rank, minimum=1)
+        if self.rank >= self.d:
+            raise ol.errors.ConfigError(f"rank must be < d = {self.d}, got rank = {rank}")
+        self.spike = v.positive_float("spike", spike)
+        self.noise = v.positive_float("noise", noise)
+        self.normalize = v.choice("normalize", normalize, ("unit", "clip"))
+        self.radius = None if radius is None else v.positive_float("radius", radius)
+        self.basis_seed = v.integer("basis_seed", basis_seed, minimum=0)
+        q, _ = np.linalg.qr(np.random.default_rng(self.basis_seed).standard_normal((self.d, self.d)))
+        self.subspace = q[:, : self.rank]
+        self.sqrt_cov = np.sqrt(self.noise) * np.eye(self.d) + \
+            (np.sqrt(self.noise + self.spike) - np.sqrt(self.noise)) * (self.subspace @ self.subspace.T)
+
+    @property
+    def covariance(self) -> np.ndarray:
+        return self.sqrt_cov @ self.sqrt_cov
+
+    def emit(self, t, history):
+        x = self.rng.normal(self.d) @ self.sqrt_cov
+        norm = np.linalg.norm(x, axis=1, keepdims=True)
+        if self.normalize == "unit":
+            x = x / np.maximum(norm, 1e-300)
+        else:
+            r = self.radius if self.radius is not None else 2 * np.sqrt(np.trace(self.covariance))
+            x = x / np.maximum(norm, r)
+        return ol.FactoredLoss(x, coef=-1.0)

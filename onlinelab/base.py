@@ -1,0 +1,130 @@
+"""The two extension points: :class:`Learner` and :class:`Environment`.
+
+A learner is hyper-parameters on the object (``__init__`` takes only keyword
+hyper-parameters and stores each under its own name) plus an explicit batched state
+passed in and out of :meth:`Learner.act` / :meth:`Learner.update`.  An environment
+emits one loss per round for all replicates; an adaptive one reads the
+:class:`~onlinelab.protocol.HistoryView`, an oblivious one ignores it.
+
+Subclass, then register with :func:`onlinelab.register_learner` /
+:func:`onlinelab.register_environment` to make the class reachable by name from
+configs and the CLI.
+
+>>> import numpy as np, onlinelab as ol
+>>> class Fixed(ol.Environment):
+...     psd = True
+...     def emit(self, t, history):
+...         return ol.DenseLoss(np.broadcast_to(np.eye(self.d) / 2, (self.replicates, self.d, self.d)))
+>>> Fixed(d=3).get_params()
+{'d': 3}
+"""
+from __future__ import annotations
+
+import copy
+import inspect
+from typing import Any, ClassVar
+
+import numpy as np
+
+from . import validation as v
+from .errors import ConfigError
+
+
+class _Params:
+    """Introspect ``__init__`` to list, read and clone hyper-parameters (the scikit-learn convention)."""
+
+    @classmethod
+    def param_names(cls) -> list[str]:
+        sig = inspect.signature(cls.__init__)
+        return [p.name for p in sig.parameters.values()
+                if p.name != "self" and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+
+    @classmethod
+    def param_defaults(cls) -> dict[str, Any]:
+        sig = inspect.signature(cls.__init__)
+        return {p.name: p.default for p in sig.parameters.values()
+                if p.name != "self" and p.default is not inspect.Parameter.empty}
+
+    def get_params(self) -> dict[str, Any]:
+        missing = [n for n in self.param_names() if not hasattr(self, n)]
+        if missing:
+            raise ConfigError(f"{type(self).__name__}.__init__ must store each hyper-parameter as an attribute of "
+                              f"the same name; missing: {', '.join(missing)}")
+        return {n: getattr(self, n) for n in self.param_names()}
+
+    def clone(self):
+        return type(self)(**copy.deepcopy(self.get_params()))
+
+    def __repr__(self) -> str:
+        try:
+            args = ", ".join(f"{k}={val!r}" for k, val in self.get_params().items())
+        except ConfigError:
+            args = "..."
+        return f"{type(self).__name__}({args})"
+
+
+class Learner(_Params):
+    """Base class of learners.
+
+    Class attributes: ``name`` (registry name, set by the decorator) and ``feedback``
+    ("full", "bandit" or "first_order") — the simulator gives the learner exactly that.
+    """
+
+    name: ClassVar[str] = ""
+    feedback: ClassVar[str] = "full"
+
+    def init(self, ctx, rng) -> Any:
+        """Return the initial batched state for ``ctx.replicates`` replicates."""
+        raise NotImplementedError
+
+    def act(self, state, rng):
+        """Return a :class:`~onlinelab.protocol.Play` for all replicates."""
+        raise NotImplementedError
+
+    def update(self, state, play, feedback, rng) -> Any:
+        """Return the next state given this round's play and feedback."""
+        raise NotImplementedError
+
+    def resolved_params(self, ctx) -> dict[str, Any]:
+        """Hyper-parameters with every automatic default (None) replaced by its value for ``ctx``."""
+        return self.get_params()
+
+    def bounds(self, ctx) -> list:
+        """The :class:`~onlinelab.bounds.Bound` objects that apply to this learner in ``ctx``."""
+        return []
+
+    def diagnostics(self, state) -> dict[str, np.ndarray]:
+        """Extra per-replicate metrics (name → (R,) array) logged at checkpoints."""
+        return {}
+
+
+class Environment(_Params):
+    """Base class of environments (loss generators).
+
+    Class attributes: ``adaptive`` (reads the history; one instance per learner),
+    ``psd`` (True: every loss ⪰ 0; False: every loss ⪯ 0; None: no sign), and
+    ``loss_bound`` (declared bound on ‖L_t‖₂, checked every round).
+    After :meth:`reset`, ``self.rng`` is a :class:`~onlinelab.rng.BatchRNG`, ``self.T`` the
+    horizon and ``self.replicates`` the number of replicates R.
+    """
+
+    name: ClassVar[str] = ""
+    adaptive: ClassVar[bool] = False
+    psd: ClassVar[bool | None] = None
+    loss_bound: ClassVar[float] = 1.0
+    fro_sq_mean: ClassVar[float] = 1.0
+
+    def __init__(self, d: int = 8):
+        self.d = v.integer("d", d, minimum=2)
+
+    def reset(self, rng, T: int) -> None:
+        """Prepare for a run of T rounds; subclasses that precompute call ``super().reset(rng, T)`` first."""
+        self.rng, self.T, self.replicates = rng, T, rng.replicates
+
+    def emit(self, t: int, history):
+        """Return this round's loss (e.g. :class:`~onlinelab.losses.FactoredLoss`) for all replicates."""
+        raise NotImplementedError
+
+    def checkpoint_metrics(self, learner, state) -> dict[str, np.ndarray]:
+        """Extra per-replicate metrics that need the environment's ground truth (default: none)."""
+        return {}

@@ -1,0 +1,144 @@
+"""Theoretical regret bounds as data: a formula over the run's loss statistics plus the assumptions it needs.
+
+A :class:`Bound` is evaluated on :class:`LossStats` (per replicate, at each checkpoint t):
+``spec_sq`` = Σ_{s≤t} ‖L_s‖₂², ``fro_sq`` = Σ_{s≤t} ‖L_s‖_F², ``comparator`` = λ_min(Σ_{s≤t} L_s).
+Each bound keeps a fixed η and replaces the horizon by t, which the proofs allow
+(the smoothed comparator of Lemma 9 is built for horizon t).  ``assumptions`` maps
+a readable statement to whether it held in this run; a bound is *applicable* when
+all held, and only then may a mean regret above it be called a violation.
+
+Bounds whose regret notion is the pseudo-regret of a randomised learner carry the
+assumption "oblivious adversary": against an adaptive one the per-replicate mean
+over-estimates the pseudo-regret (SPEC §1.1), so the comparison is not a test.
+
+>>> import numpy as np
+>>> b = meg_worst_case(d=4, eta=0.1)
+>>> stats = LossStats(t=np.array([100]), spec_sq=np.array([[100.0]]), fro_sq=np.array([[100.0]]),
+...                   comparator=np.array([[0.0]]))
+>>> round(float(b.curve(stats)[0, 0]), 4)   # log(4)/0.1 + 0.1/2 * 100
+18.8629
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+TOL = 1e-12
+
+
+class LossStats:
+    """Checkpoint rounds ``t`` (C,), ``comparator`` (R, C) and cumulative loss statistics (R, C) by name.
+
+    Statistics are whatever the loss type accumulates (``MatrixLoss``: ``spec_sq``, ``fro_sq``);
+    they read as attributes, e.g. ``stats.spec_sq``.
+    """
+
+    def __init__(self, t, comparator, **sums):
+        self.t, self.comparator, self.sums = np.asarray(t), np.asarray(comparator), sums
+
+    def __getattr__(self, name):
+        try:
+            return self.__dict__["sums"][name]
+        except KeyError:
+            raise AttributeError(f"no loss statistic {name!r}; this run accumulated "
+                                 f"{sorted(self.__dict__.get('sums', {}))}") from None
+
+
+@dataclass(frozen=True)
+class Bound:
+    name: str
+    ref: str
+    formula: str
+    assumptions: dict
+    curve: Callable[[LossStats], np.ndarray]
+
+    @property
+    def holds(self) -> bool:
+        return all(self.assumptions.values())
+
+    def failed(self) -> list[str]:
+        return [k for k, ok in self.assumptions.items() if not ok]
+
+
+def _log(t) -> np.ndarray:
+    return np.log(np.asarray(t, dtype=float))
+
+
+def _norm_ok(ctx) -> dict:
+    return {"‖L_t‖₂ ≤ 1 (declared, checked every round)": ctx.loss_bound <= 1.0}
+
+
+def _oblivious(ctx) -> dict:
+    return {"oblivious adversary (per-replicate mean estimates the pseudo-regret)": not ctx.adaptive}
+
+
+def c_d(d: int) -> float:
+    """Stability constant of the dense estimator, max(8, 2d(d−1)) [derived, SPEC §1.5]."""
+    return float(max(8, 2 * d * (d - 1)))
+
+
+def logdet_dense(d: int, eta: float, gamma: float, ctx) -> Bound:
+    """SPEC §1.5 Theorem 3 with the corrected constant: d log t/η + η c_d Σ E ℓ_s² + 2, using E ℓ_s² ≤ ‖L_s‖₂²."""
+    cd = c_d(d)
+    return Bound(
+        "logdet-dense-thm3", "SPEC §1.5 Theorem 3 (c_d corrected)",
+        f"d·log t/η + η·{cd:g}·Σ‖L_s‖₂² + 2",
+        {"γ = 0": gamma == 0, f"η = {eta:.4g} ≤ 1/(2d) = {1 / (2 * d):.4g}": eta <= 1 / (2 * d) + TOL,
+         **_norm_ok(ctx), **_oblivious(ctx)},
+        lambda s: d * _log(s.t) / eta + eta * cd * s.spec_sq + 2.0,
+    )
+
+
+def logdet_first_order(d: int, eta: float, gamma: float, ctx) -> Bound:
+    """SPEC §1.5 first-order bound: 2d log t/η + 4η d² L* + 4, for PSD losses and η ≤ 1/(4d²)."""
+    return Bound(
+        "logdet-first-order", "SPEC §1.5 first-order bound [derived]",
+        "2d·log t/η + 4η·d²·L* + 4",
+        {"γ = 0": gamma == 0, f"η = {eta:.4g} ≤ 1/(4d²) = {1 / (4 * d * d):.4g}": eta <= 1 / (4 * d * d) + TOL,
+         "L_t ⪰ 0 (declared, checked every round)": ctx.psd is True, **_norm_ok(ctx), **_oblivious(ctx)},
+        lambda s: 2 * d * _log(s.t) / eta + 4 * eta * d * d * np.maximum(s.comparator, 0.0) + 4.0,
+    )
+
+
+def logdet_sparse(d: int, eta: float, gamma: float, ctx) -> Bound:
+    """SPEC §1.5 Theorem 6: d log t/η + 2γt + 2 + 8η d Σ‖L_s‖_F² (exploration cost 2γt, γ = ηd)."""
+    return Bound(
+        "logdet-sparse-thm6", "SPEC §1.5 Theorem 6 (exploration term corrected)",
+        "d·log t/η + 2γ·t + 2 + 8η·d·Σ‖L_s‖_F²",
+        {f"η = {eta:.4g} ≤ 1/(2d) = {1 / (2 * d):.4g}": eta <= 1 / (2 * d) + TOL,
+         f"γ = {gamma:.4g} = η·d": abs(gamma - eta * d) <= 1e-9 * max(1.0, gamma),
+         **_norm_ok(ctx), **_oblivious(ctx)},
+        lambda s: d * _log(s.t) / eta + 2 * gamma * s.t + 2.0 + 8 * eta * d * s.fro_sq,
+    )
+
+
+def logdet_full_information(d: int, eta: float, gamma: float, ctx) -> Bound:
+    """SPEC §2 log-det OMD with full information: (d−1) log t/η + 2ηt + 2 for η ≤ ½ (deterministic learner)."""
+    return Bound(
+        "logdet-full-info", "SPEC §2 log-det OMD, full information [derived]",
+        "(d−1)·log t/η + 2η·t + 2",
+        {"γ = 0": gamma == 0, f"η = {eta:.4g} ≤ 1/2": eta <= 0.5 + TOL, **_norm_ok(ctx)},
+        lambda s: (d - 1) * _log(s.t) / eta + 2 * eta * s.t + 2.0,
+    )
+
+
+def meg_worst_case(d: int, eta: float, ctx=None) -> Bound:
+    """SPEC §2 MEG worst case: log d/η + (η/2) Σ‖L_s‖₂² (any symmetric losses; deterministic learner)."""
+    return Bound(
+        "meg-worst-case", "SPEC §2 MEG worst case [std]",
+        "log d/η + (η/2)·Σ‖L_s‖₂²",
+        {"η > 0": eta > 0},
+        lambda s: np.log(d) / eta + 0.5 * eta * s.spec_sq,
+    )
+
+
+def meg_first_order(d: int, eta: float, ctx) -> Bound:
+    """SPEC §2 MEG first order, 0 ⪯ L_t ⪯ I: Σ⟨W_t, L_t⟩ ≤ (η L* + log d)/(1 − e^{−η}), minus L*."""
+    return Bound(
+        "meg-first-order", "SPEC §2 MEG first order [std]",
+        "(η·L* + log d)/(1 − e^{−η}) − L*",
+        {"L_t ⪰ 0 (declared, checked every round)": ctx.psd is True, **_norm_ok(ctx)},
+        lambda s: (eta * s.comparator + np.log(d)) / (1 - np.exp(-eta)) - s.comparator,
+    )

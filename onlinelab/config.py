@@ -1,0 +1,166 @@
+"""Typed experiment configuration in TOML, validated with errors that name the key and the fix.
+
+A config has a ``[run]`` table (``seed``, ``rounds``, ``replicates``, ``checkpoints``, ``name``),
+one ``[[environments]]`` table per environment and one ``[[learners]]`` table per learner;
+each of those has a ``name`` (registered) and its parameters, and a learner may carry a
+``label``.  The string ``"auto"`` stands for an automatic default (Python ``None``), since
+TOML has no null.  :func:`resolved` writes every default out, which is what a run
+directory's ``config.toml`` holds.
+
+>>> cfg = parse({"run": {"rounds": 10}, "environments": [{"name": "spiked-covariance", "d": 4}],
+...              "learners": [{"name": "meg"}]})
+>>> cfg.rounds, cfg.environments[0].name
+(10, 'spiked-covariance')
+"""
+from __future__ import annotations
+
+import pathlib
+from dataclasses import dataclass, field
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
+
+from . import validation as v
+from .errors import ConfigError, ConfigTypeError
+from .registry import environment_class, learner_class
+
+RUN_KEYS = {"name": "run", "seed": 0, "rounds": 1000, "replicates": 8, "checkpoints": 40}
+TOP_KEYS = ("run", "environments", "learners")
+AUTO = "auto"
+
+
+@dataclass
+class Spec:
+    """One environment or learner: registered ``name``, optional ``label``, parameters."""
+
+    name: str
+    params: dict = field(default_factory=dict)
+    label: str | None = None
+
+
+@dataclass
+class ExperimentConfig:
+    name: str
+    seed: int
+    rounds: int
+    replicates: int
+    checkpoints: object
+    environments: list
+    learners: list
+
+    def build(self):
+        """Instantiate ``(environments, {label: learner})`` from the registry."""
+        from .simulator import label_of
+        envs = [_instantiate(environment_class(s.name), "environment", s) for s in self.environments]
+        learners = {}
+        for s in self.learners:
+            lrn = _instantiate(learner_class(s.name), "learner", s)
+            label = s.label or label_of(lrn)
+            if label in learners:
+                raise ConfigError(f"two [[learners]] share the label {label!r}; add label = \"...\" to one of them")
+            learners[label] = lrn
+        return envs, learners
+
+
+def _instantiate(cls, kind, spec: Spec):
+    allowed = cls.param_names()
+    v.known_keys(f"the [[{kind}s]] table of {spec.name!r}", spec.params, allowed + ["name", "label"])
+    params = {k: (None if val == AUTO else val) for k, val in spec.params.items()}
+    return cls(**params)
+
+
+def load_toml(path) -> dict:
+    path = pathlib.Path(path)
+    if not path.is_file():
+        raise ConfigError(f"config file {str(path)!r} does not exist; pass the path of a TOML file "
+                          "(or run `onlinelab run` without one for the default experiment)")
+    try:
+        return tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{str(path)!r} is not valid TOML: {exc}") from exc
+
+
+def _specs(raw, kind: str) -> list[Spec]:
+    if raw is None:
+        raise ConfigError(f"the config has no [[{kind}]] table; add at least one, e.g. [[{kind}]] name = \"...\"")
+    if not isinstance(raw, list) or not all(isinstance(x, dict) for x in raw):
+        raise ConfigTypeError(f"{kind} must be an array of tables ([[{kind}]]), got {type(raw).__name__}")
+    out = []
+    for i, table in enumerate(raw):
+        if "name" not in table:
+            raise ConfigError(f"[[{kind}]] number {i + 1} has no name; add name = \"...\" (`onlinelab list` shows them)")
+        params = {k: val for k, val in table.items() if k not in ("name", "label")}
+        out.append(Spec(table["name"], params, table.get("label")))
+    return out
+
+
+def parse(data: dict) -> ExperimentConfig:
+    """Validate a config dictionary (as read from TOML) and return an :class:`ExperimentConfig`."""
+    if not isinstance(data, dict):
+        raise ConfigTypeError(f"a config must be a table, got {type(data).__name__}")
+    v.known_keys("the config's top level", data, TOP_KEYS)
+    run = data.get("run", {})
+    v.known_keys("[run]", run, RUN_KEYS)
+    merged = {**RUN_KEYS, **run}
+    ck = merged["checkpoints"]
+    if isinstance(ck, list):
+        ck = [v.integer("run.checkpoints[]", c, minimum=1) for c in ck]
+    else:
+        ck = v.integer("run.checkpoints", ck, minimum=1)
+    if not isinstance(merged["name"], str):
+        raise ConfigTypeError(f"run.name must be a string, got {merged['name']!r}")
+    cfg = ExperimentConfig(
+        name=merged["name"], seed=v.integer("run.seed", merged["seed"], minimum=0),
+        rounds=v.integer("run.rounds", merged["rounds"], minimum=1),
+        replicates=v.integer("run.replicates", merged["replicates"], minimum=1), checkpoints=ck,
+        environments=_specs(data.get("environments"), "environments"),
+        learners=_specs(data.get("learners"), "learners"),
+    )
+    cfg.build()  # validate names and parameters now, not mid-run
+    return cfg
+
+
+def resolved(cfg: ExperimentConfig) -> dict:
+    """The config with every default written out (``None`` as ``"auto"``)."""
+    envs, learners = cfg.build()
+    out = {"run": {"name": cfg.name, "seed": cfg.seed, "rounds": cfg.rounds, "replicates": cfg.replicates,
+                   "checkpoints": cfg.checkpoints},
+           "environments": [{"name": e.name, **e.get_params()} for e in envs],
+           "learners": [{"name": lrn.name, "label": label, **lrn.get_params()} for label, lrn in learners.items()]}
+    return out
+
+
+def _scalar(val) -> str:
+    if val is None:
+        return f'"{AUTO}"'
+    if isinstance(val, bool):
+        return "true" if val else "false"
+    if isinstance(val, (int, float)):
+        return repr(val) if not isinstance(val, float) or val == val else '"nan"'
+    if isinstance(val, str):
+        return '"' + val.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(val, (list, tuple)):
+        return "[" + ", ".join(_scalar(x) for x in val) + "]"
+    if hasattr(val, "item"):
+        return _scalar(val.item())
+    raise ConfigTypeError(f"cannot write {val!r} ({type(val).__name__}) to TOML")
+
+
+def dump_toml(data: dict) -> str:
+    """Write a two-level dict (tables and arrays of tables of scalars/lists) as TOML."""
+    lines = []
+    for key, val in data.items():
+        if isinstance(val, dict):
+            lines.append(f"[{key}]")
+            lines += [f"{k} = {_scalar(x)}" for k, x in val.items()]
+            lines.append("")
+        elif isinstance(val, list) and all(isinstance(x, dict) for x in val):
+            for table in val:
+                lines.append(f"[[{key}]]")
+                lines += [f"{k} = {_scalar(x)}" for k, x in table.items()]
+                lines.append("")
+        else:
+            lines.insert(0, f"{key} = {_scalar(val)}")
+    return "\n".join(lines)

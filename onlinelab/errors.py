@@ -1,0 +1,73 @@
+"""One exception hierarchy for onlinelab; every message names the field, the value and the fix.
+
+All validation in the package raises one of these (never ``assert``), so a user can
+catch :class:`OnlinelabError` for anything the library rejects.  Each class also
+derives from the closest built-in (``ValueError``, ``KeyError``, ``TypeError``) so
+generic code that catches those keeps working.
+
+>>> from onlinelab.errors import did_you_mean
+>>> did_you_mean("logdet-omb", ["logdet-omd", "meg"])
+" (did you mean 'logdet-omd'?)"
+"""
+from __future__ import annotations
+
+import difflib
+from typing import Iterable
+
+
+class OnlinelabError(Exception):
+    """Base class of every error raised by onlinelab."""
+
+
+class ConfigError(OnlinelabError, ValueError):
+    """A configuration value (hyper-parameter, run setting, TOML key) is invalid."""
+
+
+class ConfigTypeError(ConfigError, TypeError):
+    """A configuration value has the wrong type."""
+
+
+class UnknownNameError(ConfigError, KeyError):
+    """A learner, environment, metric or config key name is not known."""
+
+    def __str__(self) -> str:  # KeyError would otherwise repr() the message
+        return str(self.args[0]) if self.args else ""
+
+
+class LossError(OnlinelabError, ValueError):
+    """An environment emitted a loss that breaks its declared contract (shape, symmetry, finiteness, norm)."""
+
+
+class ProtocolError(OnlinelabError, RuntimeError):
+    """A player broke the round protocol (e.g. an adaptive environment asked for the current sampled action)."""
+
+
+class DomainError(ConfigError):
+    """A learner, regulariser or loss does not fit the decision domain it was paired with."""
+
+
+class SimulationError(OnlinelabError, RuntimeError):
+    """A run failed midway; ``partial`` holds the :class:`~onlinelab.Result` of the rounds completed."""
+
+    def __init__(self, message: str, partial=None):
+        super().__init__(message)
+        self.partial = partial
+
+
+class StorageError(OnlinelabError, OSError):
+    """A run directory is missing, incomplete, or not in the onlinelab format."""
+
+
+class BoundViolationWarning(UserWarning):
+    """A learner's mean regret exceeded a bound whose assumptions all held: a bug or a wrong constant."""
+
+
+def did_you_mean(name: object, choices: Iterable[str]) -> str:
+    """Return ``" (did you mean 'x'?)"`` for the closest choice, or a list of choices when none is close."""
+    choices = sorted(set(choices))
+    close = difflib.get_close_matches(str(name), choices, n=1, cutoff=0.5)
+    if close:
+        return f" (did you mean {close[0]!r}?)"
+    if choices:
+        return f" (choose one of: {', '.join(choices)})"
+    return ""

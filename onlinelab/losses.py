@@ -1,0 +1,212 @@
+"""Batched symmetric loss matrices, dense or low-rank factored, and their best-in-hindsight comparator.
+
+A :class:`MatrixLoss` holds one d × d symmetric loss per replicate.  :class:`FactoredLoss`
+keeps ``L_r = Σ_j c_j x_{rj} x_{rj}ᵀ`` as its factors (streaming PCA's ``L = −x xᵀ`` is one
+vector per replicate), so an O(dk) learner never builds a d × d matrix; ``.dense()`` builds
+it on demand.  The comparator of SPEC §1.1/§2 is ``λ_min(Σ_t L_t)`` (best fixed unit vector).
+
+>>> import numpy as np
+>>> L = FactoredLoss(np.array([[1.0, 0.0]]), coef=-1.0)   # L = -e1 e1ᵀ, one replicate
+>>> L.dense()[0]
+array([[-1., -0.],
+       [-0., -0.]])
+>>> float(L.quad(np.array([[1.0, 0.0]]))[0])
+-1.0
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import LossError
+from .protocol import EigenPlay
+
+
+class MatrixLoss:
+    """Base class: symmetric (R, d, d) losses for spectraplex learners."""
+
+    kind = "matrix"
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        raise NotImplementedError
+
+    def dense(self) -> np.ndarray:
+        raise NotImplementedError
+
+    def quad(self, w: np.ndarray) -> np.ndarray:
+        """wᵀ L w per replicate, w: (R, d) → (R,)."""
+        return np.einsum("ri,rij,rj->r", w, self.dense(), w, optimize=True)
+
+    def in_basis(self, U: np.ndarray) -> np.ndarray:
+        """Uᵀ L U per replicate: the loss in the learner's eigen-coordinates."""
+        return np.swapaxes(U, 1, 2) @ self.dense() @ U
+
+    def mixed_value(self, mixed) -> np.ndarray:
+        """⟨W, L⟩ per replicate for a mixed strategy (EigenPlay or dense (R, d, d))."""
+        if isinstance(mixed, EigenPlay):
+            diag = np.einsum("rij,rjk,rik->rk", mixed.U, self.dense(), mixed.U, optimize=True)
+            return np.einsum("rk,rk->r", mixed.lam, diag)
+        return np.einsum("rij,rij->r", np.asarray(mixed), self.dense())
+
+    def action_value(self, action: np.ndarray) -> np.ndarray:
+        return self.quad(action)
+
+    def spectral_norm(self) -> np.ndarray:
+        return np.abs(np.linalg.eigvalsh(self.dense())).max(axis=1)
+
+    def frobenius_sq(self) -> np.ndarray:
+        return np.einsum("rij,rij->r", self.dense(), self.dense())
+
+    def add_to(self, total: np.ndarray) -> None:
+        """total += L (in place), for the incremental comparator."""
+        total += self.dense()
+
+    def statistics(self) -> dict[str, np.ndarray]:
+        """Per-replicate quantities the bounds sum over rounds: ‖L‖₂² and ‖L‖_F²."""
+        return {"spec_sq": self.spectral_norm() ** 2, "fro_sq": self.frobenius_sq()}
+
+    def min_eigenvalue(self) -> np.ndarray:
+        return np.linalg.eigvalsh(self.dense())[:, 0]
+
+    def max_eigenvalue(self) -> np.ndarray:
+        return np.linalg.eigvalsh(self.dense())[:, -1]
+
+    def comparator(self, replicates: int, d: int) -> "SpectralComparator":
+        return SpectralComparator(replicates, d)
+
+    def validate(self, where: str, R: int, d: int, bound: float | None, psd: bool | None = None) -> None:
+        """Raise :class:`LossError` naming ``where`` if the loss breaks its contract.
+
+        Checks shape (R, d, d), finiteness, symmetry, ‖L‖₂ ≤ ``bound`` and, when ``psd`` is
+        True/False, that every loss is positive/negative semi-definite.
+        """
+        if self.shape != (R, d):
+            raise LossError(f"{where}: loss has shape (replicates, d) = {self.shape}, expected ({R}, {d}); "
+                            "emit one d × d loss per replicate (leading axis R)")
+        dense_ok = self._check_finite_symmetric(where)
+        if bound is not None and dense_ok:
+            fro = np.sqrt(self.frobenius_sq())
+            if np.any(fro > bound * (1 + 1e-9)):  # ‖L‖₂ ≤ ‖L‖_F: only then compute the spectrum
+                norm = self.spectral_norm()
+                worst = int(np.argmax(norm))
+                if norm[worst] > bound * (1 + 1e-9):
+                    raise LossError(
+                        f"{where}: ‖L‖₂ = {norm[worst]:.6g} in replicate {worst} exceeds the declared bound "
+                        f"{bound:g}; scale the loss down or declare loss_bound = {float(np.ceil(norm[worst] * 100) / 100):g}"
+                    )
+        if psd is not None:
+            scale = max(1.0, bound or 1.0)
+            ext = self.min_eigenvalue() if psd else -self.max_eigenvalue()
+            if np.any(ext < -1e-10 * scale):
+                worst = int(np.argmin(ext))
+                sign, fix = ("positive", "psd = None") if psd else ("negative", "psd = None")
+                raise LossError(f"{where}: the environment declares {sign} semi-definite losses (psd = {psd}) but "
+                                f"replicate {worst} has an eigenvalue of the wrong sign ({float(ext[worst]) * (1 if psd else -1):.3g}); "
+                                f"fix the loss or declare {fix}")
+
+    def _check_finite_symmetric(self, where: str) -> bool:
+        raise NotImplementedError
+
+
+class DenseLoss(MatrixLoss):
+    """Explicit matrices, ``matrix``: (R, d, d) (broadcast views are fine)."""
+
+    def __init__(self, matrix):
+        self.matrix = np.asarray(matrix, dtype=float)
+        if self.matrix.ndim != 3 or self.matrix.shape[1] != self.matrix.shape[2]:
+            raise LossError(f"DenseLoss needs an array of shape (R, d, d), got shape {self.matrix.shape}")
+
+    @property
+    def shape(self):
+        return self.matrix.shape[0], self.matrix.shape[1]
+
+    def dense(self):
+        return self.matrix
+
+    def _check_finite_symmetric(self, where):
+        m = self.matrix
+        if not np.all(np.isfinite(m)):
+            raise LossError(f"{where}: loss has non-finite entries (NaN or inf); check the environment's arithmetic")
+        asym = np.abs(m - np.swapaxes(m, 1, 2)).max()
+        scale = max(1.0, float(np.abs(m).max()))
+        if asym > 1e-10 * scale:
+            raise LossError(f"{where}: loss is not symmetric (max |L − Lᵀ| = {asym:.3g}); emit (L + Lᵀ)/2")
+        return True
+
+
+class FactoredLoss(MatrixLoss):
+    """``L_r = Σ_j coef_j x_{rj} x_{rj}ᵀ`` with ``factors`` (R, d) or (R, d, k) and ``coef`` scalar or (k,)."""
+
+    def __init__(self, factors, coef=-1.0):
+        x = np.asarray(factors, dtype=float)
+        if x.ndim == 2:
+            x = x[:, :, None]
+        if x.ndim != 3:
+            raise LossError(f"FactoredLoss needs factors of shape (R, d) or (R, d, k), got shape {np.shape(factors)}")
+        self.factors = x
+        self.coef = np.broadcast_to(np.asarray(coef, dtype=float), (x.shape[2],))
+
+    @property
+    def shape(self):
+        return self.factors.shape[0], self.factors.shape[1]
+
+    def dense(self):
+        return np.einsum("rik,k,rjk->rij", self.factors, self.coef, self.factors, optimize=True)
+
+    def quad(self, w):
+        proj = np.einsum("ri,rik->rk", w, self.factors)
+        return (proj ** 2) @ self.coef
+
+    def in_basis(self, U):
+        y = np.swapaxes(U, 1, 2) @ self.factors
+        return np.einsum("rik,k,rjk->rij", y, self.coef, y, optimize=True)
+
+    def mixed_value(self, mixed):
+        if isinstance(mixed, EigenPlay):
+            y = np.swapaxes(mixed.U, 1, 2) @ self.factors  # (R, d, k)
+            return np.einsum("ri,rik,k->r", mixed.lam, y ** 2, self.coef)
+        return np.einsum("rik,rij,rjk,k->r", self.factors, np.asarray(mixed), self.factors, self.coef, optimize=True)
+
+    def spectral_norm(self):
+        if self.factors.shape[2] == 1:
+            return np.abs(self.coef[0]) * np.einsum("ri,ri->r", self.factors[:, :, 0], self.factors[:, :, 0])
+        return super().spectral_norm()
+
+    def frobenius_sq(self):
+        gram = np.swapaxes(self.factors, 1, 2) @ self.factors  # (R, k, k)
+        return np.einsum("k,rkl,l,rkl->r", self.coef, gram, self.coef, gram)
+
+    def add_to(self, total):
+        total += self.dense()
+
+    def min_eigenvalue(self):
+        if np.all(self.coef >= 0):
+            return np.zeros(self.shape[0]) if self.factors.shape[2] < self.shape[1] else super().min_eigenvalue()
+        return super().min_eigenvalue()
+
+    def max_eigenvalue(self):
+        if np.all(self.coef <= 0):
+            return np.zeros(self.shape[0]) if self.factors.shape[2] < self.shape[1] else super().max_eigenvalue()
+        return super().max_eigenvalue()
+
+    def _check_finite_symmetric(self, where):
+        if not (np.all(np.isfinite(self.factors)) and np.all(np.isfinite(self.coef))):
+            raise LossError(f"{where}: loss factors have non-finite entries (NaN or inf); check the environment")
+        return True
+
+
+class SpectralComparator:
+    """Keeps S_t = Σ_{s≤t} L_s per replicate; ``value()`` is λ_min(S_t), the best fixed direction's loss."""
+
+    def __init__(self, replicates: int, d: int):
+        self.total = np.zeros((replicates, d, d))
+
+    def add(self, loss: MatrixLoss) -> None:
+        loss.add_to(self.total)
+
+    def value(self) -> np.ndarray:
+        return np.linalg.eigvalsh(self.total)[:, 0]
+
+    def pooled_value(self) -> float:
+        """λ_min of the replicate-averaged cumulative loss (pseudo-regret comparator, SPEC §1.1)."""
+        return float(np.linalg.eigvalsh(self.total.mean(axis=0))[0])

@@ -1,0 +1,95 @@
+"""What a round cost: running sums per replicate, the comparator in hindsight, and checkpoint rows.
+
+:class:`LossTracker` follows the loss sequence one learner faces (shared by all learners
+for an oblivious environment — common random numbers — and one per learner for an
+adaptive one): the incremental comparator ``λ_min(Σ L_s)`` (SPEC §1.1) and the sums of
+loss statistics the bounds need.  :class:`Recorder` follows one learner: cumulative
+expected loss ``Σ⟨Ŵ_t, L_t⟩``, cumulative realised loss ``Σ ℓ_t``, and at checkpoints
+writes ``regret``, ``realized_regret``, ``comparator_loss``, ``cumulative_loss``,
+``runtime_s`` and any diagnostics, one value per replicate.
+
+>>> import numpy as np
+>>> from onlinelab.losses import FactoredLoss
+>>> tr = LossTracker(replicates=1, d=2)
+>>> tr.add(FactoredLoss(np.array([[1.0, 0.0]]), coef=1.0))
+>>> tr.comparator()
+array([0.])
+"""
+from __future__ import annotations
+
+import numpy as np
+
+
+class LossTracker:
+    """Comparator and cumulative loss statistics of one loss sequence (all replicates)."""
+
+    def __init__(self, replicates: int, d: int):
+        self.R, self.d = replicates, d
+        self._comparator = None
+        self.sums: dict[str, np.ndarray] = {}
+        self.history: dict[str, list] = {"comparator": []}
+        self._cached_t = None
+        self._cached = None
+        self.rounds = 0
+
+    def add(self, loss) -> None:
+        if self._comparator is None:
+            self._comparator = loss.comparator(self.R, self.d)
+        self._comparator.add(loss)
+        for key, val in loss.statistics().items():
+            if key in self.sums:
+                self.sums[key] = self.sums[key] + val
+            else:
+                self.sums[key] = np.asarray(val, dtype=float).copy()
+        self.rounds += 1
+
+    def comparator(self) -> np.ndarray:
+        """Best fixed action's cumulative loss so far, per replicate (cached per round)."""
+        if self._cached_t != self.rounds:
+            self._cached, self._cached_t = self._comparator.value(), self.rounds
+        return self._cached
+
+    def pooled_comparator(self) -> float:
+        return self._comparator.pooled_value()
+
+    def snapshot(self) -> None:
+        """Remember the comparator and the sums at this checkpoint (for the bound curves)."""
+        self.history["comparator"].append(self.comparator().copy())
+        for key, val in self.sums.items():
+            self.history.setdefault(key, []).append(val.copy())
+
+
+class Recorder:
+    """Running sums for one learner and the checkpoint table it produces."""
+
+    def __init__(self, replicates: int):
+        self.R = replicates
+        self.cum_expected = np.zeros(replicates)
+        self.cum_realized = np.zeros(replicates)
+        self.rows: dict[str, list] = {}
+        self.t: list[int] = []
+        self.pseudo_regret: list[float] = []
+
+    def add(self, expected: np.ndarray, realized: np.ndarray) -> None:
+        self.cum_expected += expected
+        self.cum_realized += realized
+
+    def checkpoint(self, t: int, tracker: LossTracker, runtime_s: float, extra: dict) -> None:
+        comp = tracker.comparator()
+        values = {
+            "regret": self.cum_expected - comp,
+            "realized_regret": self.cum_realized - comp,
+            "comparator_loss": comp,
+            "cumulative_loss": self.cum_expected.copy(),
+            "runtime_s": np.full(self.R, runtime_s),
+        }
+        for key, val in extra.items():
+            values[key] = np.broadcast_to(np.asarray(val, dtype=float), (self.R,))
+        self.t.append(t)
+        for key, val in values.items():
+            self.rows.setdefault(key, []).append(np.array(val, dtype=float))
+        self.pseudo_regret.append(float(self.cum_expected.mean() - tracker.pooled_comparator()))
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """metric → (C, R) array over the checkpoints recorded so far."""
+        return {k: np.stack(v) for k, v in self.rows.items() if len(v) == len(self.t)}

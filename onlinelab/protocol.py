@@ -1,0 +1,128 @@
+"""The nouns of a round: what a learner plays, what it is told, and what an environment may see.
+
+Every array carries the replicate axis first (length R).  See DESIGN.md "The protocol".
+
+* :class:`Context`  — what is fixed for a run: dimension, horizon, replicates, and the
+  environment's declared properties (norm bound, sign of losses, adaptivity).
+* :class:`EigenPlay` — a spectraplex mixed strategy kept as eigenpairs ``W = U diag(lam) Uᵀ``.
+* :class:`Play`      — a learner's move: the mixed strategy and (for randomised learners)
+  the sampled action, plus private ``info`` the learner needs for its own update.
+* :class:`Feedback`  — what the learner is told: the whole loss (full information) or only
+  the scalar loss of its action (bandit); nothing more.
+* :class:`HistoryView` — what an adaptive environment may read: past actions, past losses and
+  the current mixed strategy, never the current sampled action (SPEC §1.1).
+
+>>> import numpy as np
+>>> p = EigenPlay(np.full((2, 3), 1 / 3), np.broadcast_to(np.eye(3), (2, 3, 3)))
+>>> p.dense().shape
+(2, 3, 3)
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .errors import ProtocolError
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a learner may know before round 1.
+
+    ``loss_bound`` is the environment's declared bound on ‖L_t‖₂; ``psd`` is True/False
+    when every loss is declared positive/negative semi-definite (None: no sign);
+    ``fro_sq_mean`` bounds the mean of ‖L_t‖_F² (the r of SPEC §1.5 Theorem 6).
+    """
+
+    d: int
+    T: int
+    replicates: int
+    loss_bound: float = 1.0
+    psd: bool | None = None
+    adaptive: bool = False
+    fro_sq_mean: float = 1.0
+    domain: str = "spectraplex"
+    extra: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class EigenPlay:
+    """A batch of spectraplex points ``W_r = U_r diag(lam_r) U_rᵀ`` (lam: (R, d), U: (R, d, d))."""
+
+    lam: np.ndarray
+    U: np.ndarray
+
+    def dense(self) -> np.ndarray:
+        return np.einsum("rik,rk,rjk->rij", self.U, self.lam, self.U, optimize=True)
+
+    def eig(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.lam, self.U
+
+    def top_vector(self) -> np.ndarray:
+        """The eigenvector of largest weight, per replicate: (R, d)."""
+        idx = np.argmax(self.lam, axis=1)
+        return np.take_along_axis(self.U, idx[:, None, None], axis=2)[:, :, 0]
+
+
+@dataclass(frozen=True)
+class Play:
+    """A learner's move for all replicates: ``mixed`` strategy, sampled ``action`` (or None), private ``info``."""
+
+    mixed: Any
+    action: np.ndarray | None = None
+    info: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Feedback:
+    """What the learner is told after the round: ``kind`` is "full", "bandit" or "first_order"."""
+
+    kind: str
+    loss: Any = None
+    value: np.ndarray | None = None
+    gradient: np.ndarray | None = None
+
+    def __post_init__(self):
+        if self.kind == "bandit" and self.loss is not None:
+            raise ProtocolError("bandit feedback carries only the scalar loss of the action; got the whole loss")
+
+
+class HistoryView:
+    """Read-only history for adaptive environments: past actions and losses, the current mixed strategy.
+
+    ``actions[s]`` and ``losses[s]`` are the round-(s+1) sampled actions and losses for
+    s < t − 1.  The current round's sampled action is not here, by construction: the
+    simulator appends it only after the environment has emitted the round's loss.
+    """
+
+    __slots__ = ("t", "mixed", "_actions", "_losses")
+
+    def __init__(self, t: int, mixed, actions: list, losses: list):
+        self.t, self.mixed = t, mixed
+        self._actions, self._losses = actions, losses
+
+    @property
+    def actions(self) -> tuple:
+        return tuple(self._actions)
+
+    @property
+    def losses(self) -> tuple:
+        return tuple(self._losses)
+
+    def __getattr__(self, name):
+        if name in ("action", "current_action", "sampled_action", "play"):
+            raise ProtocolError(
+                f"an environment asked for history.{name} in round {self.t}: the current sampled action is "
+                "hidden from environments (SPEC §1.1); use history.mixed (the mixed strategy) or history.actions "
+                "(past rounds)"
+            )
+        raise AttributeError(name)
+
+
+def frozen(array: np.ndarray) -> np.ndarray:
+    """A read-only view, so that nothing downstream mutates what it was shown."""
+    view = np.asarray(array).view()
+    view.flags.writeable = False
+    return view

@@ -1,0 +1,107 @@
+"""Names → learner and environment classes, with "did you mean" for unknown names.
+
+Built-ins register themselves when ``onlinelab.learners`` and ``environments`` are
+imported (lazily, on the first lookup).  Every module file in the ``environments``
+package is imported, so a user's adversary dropped there as a file is found by name;
+packages elsewhere can expose theirs through the entry-point groups
+``onlinelab.environments`` / ``onlinelab.learners``.
+
+>>> import onlinelab as ol
+>>> type(ol.make_learner("meg")).__name__
+'MEG'
+"""
+from __future__ import annotations
+
+import importlib
+import inspect
+from importlib import metadata
+
+from .errors import ConfigError, UnknownNameError, did_you_mean
+
+_LEARNERS: dict[str, type] = {}
+_ENVIRONMENTS: dict[str, type] = {}
+_loaded = False
+
+
+def _register(table: dict, kind: str, name: str, cls: type) -> type:
+    if not isinstance(name, str) or not name:
+        raise ConfigError(f"a {kind} name must be a non-empty string, got {name!r}")
+    old = table.get(name)
+    if old is not None and (old.__module__, old.__qualname__) != (cls.__module__, cls.__qualname__):
+        raise ConfigError(f"{kind} name {name!r} is already taken by {old.__module__}.{old.__qualname__}; "
+                          "pick another name")
+    cls.name = name
+    table[name] = cls
+    return cls
+
+
+def register_learner(name: str):
+    """Class decorator: make a :class:`~onlinelab.Learner` subclass reachable as ``name``."""
+    return lambda cls: _register(_LEARNERS, "learner", name, cls)
+
+
+def register_environment(name: str):
+    """Class decorator: make an :class:`~onlinelab.Environment` subclass reachable as ``name``."""
+    return lambda cls: _register(_ENVIRONMENTS, "environment", name, cls)
+
+
+def _load_builtins() -> None:
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    importlib.import_module("onlinelab.learners")
+    importlib.import_module("environments")
+    for group in ("onlinelab.learners", "onlinelab.environments"):
+        for ep in metadata.entry_points(group=group):
+            ep.load()
+
+
+def learner_names() -> list[str]:
+    _load_builtins()
+    return sorted(_LEARNERS)
+
+
+def environment_names() -> list[str]:
+    _load_builtins()
+    return sorted(_ENVIRONMENTS)
+
+
+def learner_class(name: str) -> type:
+    _load_builtins()
+    if name not in _LEARNERS:
+        raise UnknownNameError(f"unknown learner {name!r}{did_you_mean(name, _LEARNERS)}; "
+                               "`onlinelab list` prints the registered names")
+    return _LEARNERS[name]
+
+
+def environment_class(name: str) -> type:
+    _load_builtins()
+    if name not in _ENVIRONMENTS:
+        raise UnknownNameError(f"unknown environment {name!r}{did_you_mean(name, _ENVIRONMENTS)}; "
+                               "`onlinelab list` prints the registered names")
+    return _ENVIRONMENTS[name]
+
+
+def _construct(cls: type, kind: str, name: str, params: dict):
+    allowed = cls.param_names()
+    for key in params:
+        if key not in allowed:
+            raise UnknownNameError(f"{kind} {name!r} has no parameter {key!r}{did_you_mean(key, allowed)}")
+    return cls(**params)
+
+
+def make_learner(name: str, **params):
+    """Build the registered learner ``name`` with hyper-parameters ``params``."""
+    return _construct(learner_class(name), "learner", name, params)
+
+
+def make_environment(name: str, **params):
+    """Build the registered environment ``name`` with parameters ``params``."""
+    return _construct(environment_class(name), "environment", name, params)
+
+
+def describe(cls: type) -> str:
+    """First line of a class docstring, for ``onlinelab list``."""
+    doc = inspect.getdoc(cls) or ""
+    return doc.splitlines()[0] if doc else ""

@@ -1,0 +1,203 @@
+"""The outcome of a run: a tidy metrics table, metadata, bound checks, summary, save and plot.
+
+``Result.metrics`` has one row per (learner, environment, replicate, t, metric); the
+bound curves are rows too, named ``bound:<name>``.  ``Result.meta`` records the
+resolved hyper-parameters, the seed, timings, and for every bound its assumptions and
+whether they held.  A mean regret above an applicable bound is a *violation*: it is
+recorded in ``meta["bounds"]``, listed by :meth:`Result.violations`, and raised as a
+:class:`~onlinelab.errors.BoundViolationWarning` when the result is built.
+
+>>> import onlinelab as ol
+>>> res = ol.simulate("spiked-covariance", [ol.make_learner("meg")], T=100, replicates=3)
+>>> list(res.summary().columns)[:4]
+['learner', 'environment', 'replicates', 'T']
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+from scipy import stats as sps
+
+from .bounds import LossStats
+from .errors import BoundViolationWarning, ConfigError, did_you_mean
+
+COLUMNS = ["learner", "environment", "replicate", "t", "metric", "value"]
+
+
+def _frame(learner, env_label, t, arrays: dict) -> pd.DataFrame:
+    parts = []
+    t = np.asarray(t)
+    for metric, arr in arrays.items():  # arr: (C, R)
+        C, R = arr.shape
+        parts.append(pd.DataFrame({
+            "learner": learner, "environment": env_label,
+            "replicate": np.tile(np.arange(R), C), "t": np.repeat(t, R),
+            "metric": metric, "value": arr.reshape(-1),
+        }))
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=COLUMNS)
+
+
+def build_result(env, env_label, ctx, slots, timing, seed, failed=None) -> "Result":
+    """Assemble metrics, bound curves and bound checks for one environment's slots."""
+    frames, bounds_meta, learners_meta = [], [], {}
+    for slot in slots:
+        arrays = slot.recorder.arrays()
+        t = np.asarray(slot.recorder.t[: len(next(iter(arrays.values()))) if arrays else 0])
+        hist = slot.tracker.history
+        if len(t):
+            stats = LossStats(t, np.stack(hist["comparator"][: len(t)], axis=1),
+                              **{k: np.stack(val[: len(t)], axis=1) for k, val in hist.items() if k != "comparator"})
+        learners_meta[slot.label] = {"name": slot.learner.name, "class": type(slot.learner).__name__,
+                                     "feedback": slot.kind, "params": slot.learner.get_params(),
+                                     "resolved": {env_label: slot.learner.resolved_params(ctx)}}
+        for bound in slot.learner.bounds(ctx):
+            entry = {"learner": slot.label, "environment": env_label, "name": bound.name, "ref": bound.ref,
+                     "formula": bound.formula, "assumptions": dict(bound.assumptions), "holds": bound.holds,
+                     "violated": False, "worst_ratio": None, "final_bound": None}
+            if len(t):
+                R = arrays["regret"].shape[1]
+                curve = np.broadcast_to(np.asarray(bound.curve(stats), dtype=float), (R, len(t)))
+                arrays[f"bound:{bound.name}"] = curve.T
+                ratio = arrays["regret"].mean(axis=1) / curve.mean(axis=0)
+                entry["final_bound"] = float(curve[:, -1].mean())
+                entry["worst_ratio"] = float(np.max(ratio))
+                entry["violated"] = bool(bound.holds and np.any(arrays["regret"].mean(axis=1) > curve.mean(axis=0)))
+            bounds_meta.append(entry)
+        frames.append(_frame(slot.label, env_label, t, arrays))
+        timing.setdefault("pseudo_regret", {})[slot.label] = slot.recorder.pseudo_regret[-1] if len(t) else None
+    meta = {
+        "T": ctx.T, "replicates": ctx.replicates, "seed": seed,
+        "status": "complete" if failed is None else f"failed: {type(failed).__name__}: {failed}",
+        "environments": {env_label: {"name": env.name, "class": type(env).__name__, "params": env.get_params(),
+                                     "d": env.d, "adaptive": env.adaptive, "psd": env.psd,
+                                     "loss_bound": env.loss_bound}},
+        "learners": learners_meta,
+        "bounds": bounds_meta,
+        "timings": {env_label: timing},
+    }
+    result = Result(pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=COLUMNS), meta)
+    for b in bounds_meta:
+        if b["violated"]:
+            warnings.warn(f"BOUND VIOLATED: mean regret of {b['learner']!r} on {b['environment']!r} exceeds "
+                          f"{b['name']} ({b['ref']}) although all its assumptions held (worst ratio "
+                          f"{b['worst_ratio']:.3f}); this is a bug or a wrong constant", BoundViolationWarning,
+                          stacklevel=2)
+    return result
+
+
+def _merge_meta(metas: list[dict]) -> dict:
+    out = dict(metas[0])
+    for key in ("environments", "timings"):
+        out[key] = {k: val for m in metas for k, val in m[key].items()}
+    out["learners"] = {}
+    for m in metas:
+        for label, info in m["learners"].items():
+            entry = out["learners"].setdefault(label, {**info, "resolved": {}})
+            entry["resolved"].update(info["resolved"])
+    out["bounds"] = [b for m in metas for b in m["bounds"]]
+    statuses = [m["status"] for m in metas if m["status"] != "complete"]
+    out["status"] = statuses[0] if statuses else "complete"
+    return out
+
+
+class Result:
+    """Metrics (tidy DataFrame) and metadata of a run; see the module docstring."""
+
+    def __init__(self, metrics: pd.DataFrame, meta: dict):
+        self.metrics, self.meta = metrics, meta
+
+    @classmethod
+    def concat(cls, results: list["Result"]) -> "Result":
+        if len(results) == 1:
+            return results[0]
+        return cls(pd.concat([r.metrics for r in results], ignore_index=True), _merge_meta([r.meta for r in results]))
+
+    @property
+    def learners(self) -> list[str]:
+        return list(dict.fromkeys(self.metrics["learner"]))
+
+    @property
+    def environments(self) -> list[str]:
+        return list(dict.fromkeys(self.metrics["environment"]))
+
+    def _select(self, metric, learner=None, environment=None) -> pd.DataFrame:
+        names = self.metrics["metric"].unique()
+        if metric not in names:
+            raise ConfigError(f"no metric {metric!r} in this result{did_you_mean(metric, names)}")
+        df = self.metrics[self.metrics["metric"] == metric]
+        for col, val in (("learner", learner), ("environment", environment)):
+            if val is not None:
+                if val not in set(df[col]):
+                    raise ConfigError(f"no {col} {val!r} in this result{did_you_mean(val, set(df[col]))}")
+                df = df[df[col] == val]
+        return df
+
+    def final(self, metric: str = "regret", learner=None, environment=None) -> pd.Series:
+        """Values of ``metric`` at each series' last checkpoint, indexed by (learner, environment, replicate)."""
+        df = self._select(metric, learner, environment)
+        last = df.groupby(["learner", "environment"])["t"].transform("max")
+        return df[df["t"] == last].set_index(["learner", "environment", "replicate"])["value"]
+
+    def curve(self, metric: str = "regret", learner=None, environment=None) -> pd.DataFrame:
+        """Mean, standard error and 95% CI of ``metric`` over replicates at each checkpoint."""
+        df = self._select(metric, learner, environment)
+        g = df.groupby(["learner", "environment", "t"], sort=False)["value"]
+        out = g.agg(mean="mean", std="std", n="count").reset_index()
+        out["se"] = out["std"].fillna(0.0) / np.sqrt(out["n"])
+        q = sps.t.ppf(0.975, np.maximum(out["n"] - 1, 1))
+        out["lo"], out["hi"] = out["mean"] - q * out["se"], out["mean"] + q * out["se"]
+        return out
+
+    def bounds(self) -> pd.DataFrame:
+        """One row per (learner, environment, bound): applicability, failed assumptions, final value, violation."""
+        rows = [{"learner": b["learner"], "environment": b["environment"], "bound": b["name"], "ref": b["ref"],
+                 "holds": b["holds"], "failed_assumptions": "; ".join(k for k, ok in b["assumptions"].items() if not ok),
+                 "final_bound": b["final_bound"], "worst_ratio": b["worst_ratio"], "violated": b["violated"]}
+                for b in self.meta.get("bounds", [])]
+        return pd.DataFrame(rows, columns=["learner", "environment", "bound", "ref", "holds", "failed_assumptions",
+                                           "final_bound", "worst_ratio", "violated"])
+
+    def violations(self) -> pd.DataFrame:
+        b = self.bounds()
+        return b[b["violated"]]
+
+    def summary(self) -> pd.DataFrame:
+        """One row per learner × environment: final regret mean and 95% CI, tightest applicable bound, ratio, µs."""
+        rows = []
+        bounds = self.bounds()
+        for (learner, env), df in self.final("regret").groupby(level=["learner", "environment"], sort=False):
+            vals = df.to_numpy()
+            n = len(vals)
+            mean = float(vals.mean())
+            half = float(sps.t.ppf(0.975, n - 1) * vals.std(ddof=1) / np.sqrt(n)) if n > 1 else float("nan")
+            mine = bounds[(bounds.learner == learner) & (bounds.environment == env) & bounds.holds]
+            mine = mine.dropna(subset=["final_bound"])
+            best = mine.loc[mine.final_bound.idxmin()] if len(mine) else None
+            timing = self.meta["timings"][env]
+            T = self.meta["T"]
+            rows.append({
+                "learner": learner, "environment": env, "replicates": n, "T": T,
+                "regret": mean, "ci_low": mean - half, "ci_high": mean + half,
+                "bound": None if best is None else float(best.final_bound),
+                "bound_name": None if best is None else best.bound,
+                "ratio": None if best is None else mean / float(best.final_bound),
+                "violated": bool(bounds[(bounds.learner == learner) & (bounds.environment == env)].violated.any()),
+                "us_per_replicate_round": 1e6 * timing["learner_s"][learner] / (n * T),
+            })
+        return pd.DataFrame(rows)
+
+    def save(self, path, config: dict | None = None) -> "pathlib.Path":  # noqa: F821
+        """Write the run directory (config.toml, meta.json, metrics.parquet, report.png, report.md)."""
+        from .storage import save_run
+        return save_run(self, path, config=config)
+
+    def plot(self, ax=None, metric: str = "regret", environment=None):
+        """Log-log curves of ``metric`` (mean and 95% band) beside each learner's bound curves; returns the Axes."""
+        from .report import plot_regret
+        return plot_regret(self, ax=ax, metric=metric, environment=environment)
+
+    def __repr__(self) -> str:
+        return (f"Result(learners={self.learners}, environments={self.environments}, T={self.meta.get('T')}, "
+                f"replicates={self.meta.get('replicates')}, status={self.meta.get('status')!r})")

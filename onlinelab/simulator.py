@@ -1,0 +1,238 @@
+"""The event loop: learners against environments, one simpy event per round for all replicates.
+
+``simulate`` plays every learner against every environment for T rounds and R
+replicates.  Per round (DESIGN.md "The protocol"): each learner turns its state into a
+play; the environment emits the loss (an oblivious one once for all learners — common
+random numbers — an adaptive one per learner, seeing only the :class:`HistoryView`);
+the learner gets exactly its feedback kind; the recorders add what the round cost.
+A single simpy process drives the rounds and yields one timeout per round, so the
+loop's overhead does not grow with R or with the number of learners.
+
+Seeds: one root seed; streams keyed by (role, label, replicate) — see :mod:`onlinelab.rng`.
+BLAS runs single-threaded inside the loop (threadpoolctl); parallelism belongs to processes.
+
+>>> import onlinelab as ol
+>>> res = ol.simulate("spiked-covariance", [ol.make_learner("meg")], T=50, replicates=2, seed=3)
+>>> sorted(res.metrics.metric.unique())[:3]
+['comparator_loss', 'cumulative_loss', 'realized_regret']
+"""
+from __future__ import annotations
+
+import time
+from collections import deque
+
+import numpy as np
+import simpy
+from threadpoolctl import threadpool_limits
+
+from . import validation as v
+from .base import Environment, Learner
+from .errors import ConfigError, OnlinelabError, SimulationError
+from .metrics import LossTracker, Recorder
+from .progress import Progress
+from .protocol import Context, Feedback, HistoryView, frozen
+from .registry import make_environment
+from .result import Result, build_result
+from .rng import BatchRNG
+
+
+def label_of(obj) -> str:
+    """``name`` plus the hyper-parameters that differ from their defaults: ``logdet-omd(sampler='sparse')``."""
+    defaults = obj.param_defaults()
+    diff = [f"{k}={val!r}" for k, val in obj.get_params().items() if k not in defaults or defaults[k] != val]
+    name = obj.name or type(obj).__name__
+    return f"{name}({', '.join(diff)})" if diff else name
+
+
+def default_checkpoints(T: int, n: int = 40) -> np.ndarray:
+    """Log-spaced rounds in [1, T], always including T."""
+    pts = np.unique(np.round(np.logspace(0, np.log10(T), n)).astype(int)) if T > 1 else np.array([1])
+    return np.union1d(pts[(pts >= 1) & (pts <= T)], [T])
+
+
+def _checkpoints(T: int, checkpoints) -> np.ndarray:
+    if checkpoints is None:
+        return default_checkpoints(T)
+    if isinstance(checkpoints, (int, np.integer)) and not isinstance(checkpoints, bool):
+        return default_checkpoints(T, v.integer("checkpoints", checkpoints, minimum=1))
+    pts = np.asarray(list(checkpoints))
+    if pts.size == 0 or not np.issubdtype(pts.dtype, np.integer) or pts.min() < 1 or pts.max() > T:
+        raise ConfigError(f"checkpoints must be round numbers in [1, T={T}], got {list(checkpoints)!r}; "
+                          "pass e.g. [10, 100, T] or an integer count for log-spaced checkpoints")
+    return np.union1d(pts, [T])
+
+
+def _learners(learners) -> dict[str, Learner]:
+    if isinstance(learners, Learner):
+        learners = [learners]
+    if isinstance(learners, dict):
+        items = list(learners.items())
+    else:
+        items = [(None, lrn) for lrn in learners]
+    out: dict[str, Learner] = {}
+    for label, lrn in items:
+        if not isinstance(lrn, Learner):
+            raise ConfigError(f"learners must be onlinelab.Learner instances, got {lrn!r} ({type(lrn).__name__}); "
+                              "build them with onlinelab.make_learner(name, **params)")
+        label = label or label_of(lrn)
+        if label in out:
+            raise ConfigError(f"two learners share the label {label!r}; pass a dict {{label: learner}} to name them")
+        out[label] = lrn
+    if not out:
+        raise ConfigError("learners is empty; pass at least one learner")
+    return out
+
+
+def _environments(environment) -> list[Environment]:
+    envs = environment if isinstance(environment, (list, tuple)) else [environment]
+    out = []
+    for env in envs:
+        if isinstance(env, str):
+            env = make_environment(env)
+        if not isinstance(env, Environment):
+            raise ConfigError(f"environment must be an onlinelab.Environment or a registered name, got {env!r}")
+        out.append(env)
+    return out
+
+
+class _Slot:
+    """One learner facing one environment instance: its state, streams, history and recorder."""
+
+    def __init__(self, label, learner, env, env_label, ctx, seed, tracker):
+        self.label, self.learner, self.env, self.env_label = label, learner, env, env_label
+        self.rng = BatchRNG.from_seed(seed, "learner", label, ctx.replicates)
+        self.state = learner.init(ctx, self.rng)
+        self.tracker = tracker
+        self.recorder = Recorder(ctx.replicates)
+        self.kind = learner.feedback
+        window = getattr(env, "history_window", None)
+        self.actions, self.losses = deque(maxlen=window), deque(maxlen=window)
+        self.runtime = 0.0
+
+    def step(self, t, shared_loss, validate):
+        t0 = time.perf_counter()
+        play = self.learner.act(self.state, self.rng)
+        t1 = time.perf_counter()
+        loss = shared_loss
+        if loss is None:  # adaptive: this learner's own environment sees the history, not the action
+            loss = self.env.emit(t, HistoryView(t, play.mixed, self.actions, self.losses))
+            validate(loss, t)
+            self.tracker.add(loss)
+        expected = loss.mixed_value(play.mixed)
+        realized = expected if play.action is None else loss.action_value(play.action)
+        if self.kind == "bandit":
+            feedback = Feedback("bandit", value=realized)
+        elif self.kind == "first_order":
+            feedback = Feedback("first_order", gradient=loss.gradient(play.mixed), value=expected)
+        else:
+            feedback = Feedback("full", loss=loss)
+        t2 = time.perf_counter()
+        self.state = self.learner.update(self.state, play, feedback, self.rng)
+        self.runtime += (time.perf_counter() - t2) + (t1 - t0)
+        if shared_loss is None:
+            if play.action is not None:
+                self.actions.append(frozen(play.action))
+            self.losses.append(loss)
+        self.recorder.add(expected, realized)
+
+    def checkpoint(self, t):
+        extra = dict(self.learner.diagnostics(self.state))
+        extra.update(self.env.checkpoint_metrics(self.learner, self.state))
+        self.recorder.checkpoint(t, self.tracker, self.runtime, extra)
+
+
+def _run_one(env, env_label, learners, T, R, seed, ckpts, progress) -> Result:
+    ctx = Context(d=env.d, T=T, replicates=R, loss_bound=env.loss_bound, psd=env.psd, adaptive=env.adaptive,
+                  fro_sq_mean=env.fro_sq_mean, domain=getattr(env, "domain", "spectraplex"))
+
+    def validate(loss, t):
+        loss.validate(f"environment {env_label!r}, round {t}", R, env.d, env.loss_bound, env.psd)
+
+    def fresh_env():
+        e = env.clone()
+        e.reset(BatchRNG.from_seed(seed, "environment", env_label, R), T)
+        return e
+
+    shared = None if env.adaptive else fresh_env()
+    shared_tracker = None if env.adaptive else LossTracker(R, env.d)
+    slots = []
+    for label, lrn in learners.items():
+        if env.adaptive:
+            slots.append(_Slot(label, lrn, fresh_env(), env_label, ctx, seed, LossTracker(R, env.d)))
+        else:
+            slots.append(_Slot(label, lrn, shared, env_label, ctx, seed, shared_tracker))
+    trackers = [shared_tracker] if shared_tracker is not None else [s.tracker for s in slots]
+    ck = set(int(c) for c in ckpts)
+    timing = {"body_s": 0.0, "env_s": 0.0, "metrics_s": 0.0}
+
+    def rounds(sim):
+        for t in range(1, T + 1):
+            b0 = time.perf_counter()
+            loss = None
+            if shared is not None:
+                loss = shared.emit(t, None)
+                validate(loss, t)
+                shared_tracker.add(loss)
+            timing["env_s"] += time.perf_counter() - b0
+            for slot in slots:
+                slot.step(t, loss, validate)
+            if t in ck:
+                m0 = time.perf_counter()
+                for tr in trackers:
+                    tr.snapshot()
+                for slot in slots:
+                    slot.checkpoint(t)
+                timing["metrics_s"] += time.perf_counter() - m0
+            if progress is not None:
+                progress.advance()
+            timing["body_s"] += time.perf_counter() - b0
+            yield sim.timeout(1)
+
+    sim = simpy.Environment()
+    sim.process(rounds(sim))
+    start = time.perf_counter()
+    error = None
+    try:
+        sim.run()
+    except Exception as exc:  # keep what finished readable
+        error = exc
+    wall = time.perf_counter() - start
+    timing.update(wall_s=wall, loop_s=max(wall - timing["body_s"], 0.0),
+                  learner_s={s.label: s.runtime for s in slots})
+    result = build_result(env, env_label, ctx, slots, timing, seed, failed=error)
+    if error is not None:
+        where = f"round {int(sim.now) + 1} of {T}"
+        if isinstance(error, OnlinelabError):
+            error.partial = result
+            raise error
+        raise SimulationError(f"the run failed in {where} ({type(error).__name__}: {error}); "
+                              "completed checkpoints are in the exception's .partial result", partial=result) from error
+    return result
+
+
+def simulate(environment, learners, *, T: int, replicates: int = 1, seed: int = 0, checkpoints=None,
+             progress: bool = False, blas_threads: int = 1) -> Result:
+    """Play ``learners`` against ``environment`` (an Environment, a registered name, or a list of them).
+
+    Returns a :class:`~onlinelab.Result` with one tidy row per (learner, environment,
+    replicate, checkpoint, metric).  Same seed ⇒ identical metrics, bit for bit.
+    On failure the raised exception carries ``.partial``, the Result of the completed checkpoints.
+    """
+    T = v.integer("T", T, minimum=1)
+    R = v.integer("replicates", replicates, minimum=1)
+    seed = v.integer("seed", seed, minimum=0)
+    blas_threads = v.integer("blas_threads", blas_threads, minimum=1)
+    lrns = _learners(learners)
+    envs = _environments(environment)
+    ckpts = _checkpoints(T, checkpoints)
+    labels = [label_of(e) for e in envs]
+    if len(set(labels)) != len(labels):
+        raise ConfigError(f"two environments share the label {labels!r}; give them different parameters")
+    bar = Progress(total=T * len(envs)) if progress else None
+    results = []
+    with threadpool_limits(limits=blas_threads):
+        for env, env_label in zip(envs, labels):
+            results.append(_run_one(env, env_label, lrns, T, R, seed, ckpts, bar))
+    if bar is not None:
+        bar.close()
+    return Result.concat(results)
