@@ -1,0 +1,100 @@
+"""``onlinelab`` on the command line: ``run``, ``list``, ``report``.
+
+    onlinelab run                      # the embedded default experiment
+    onlinelab run CONFIG.toml --seed 3 --rounds 500 --replicates 8 --out runs/mine
+    onlinelab list                     # registered learners and environments
+    onlinelab report runs/<run-id>     # print a saved run's summary again
+
+Exit status: 0 success, 2 bad input, 1 a run that failed midway (its completed part is
+saved), 3 a bound whose assumptions held was violated.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+
+import pandas as pd
+
+from .errors import OnlinelabError
+
+
+def _print_summary(result, stream=sys.stdout) -> int:
+    s = result.summary()
+    cols = ["learner", "environment", "regret", "ci_low", "ci_high", "bound", "bound_name", "ratio",
+            "us_per_replicate_round"]
+    with pd.option_context("display.width", 200, "display.max_columns", 20, "display.float_format", "{:.4g}".format):
+        print(s[cols].to_string(index=False), file=stream)
+    bad = result.violations()
+    for _, b in bad.iterrows():
+        print(f"!!! BOUND VIOLATED: {b.learner} on {b.environment}: {b.bound} ({b.ref}), worst ratio "
+              f"{b.worst_ratio:.3f} — all its assumptions held; this is a bug or a wrong constant", file=stream)
+    return 3 if len(bad) else 0
+
+
+def cmd_run(args) -> int:
+    from . import config as C
+    from .experiments import default_config, run_experiment
+    data = default_config() if args.config is None else C.load_toml(args.config)
+    try:
+        result, path = run_experiment(data, seed=args.seed, rounds=args.rounds, replicates=args.replicates,
+                                      out=args.out, progress=not args.quiet)
+    except OnlinelabError as exc:
+        run_dir = getattr(exc, "run_dir", None)
+        if run_dir is not None:
+            print(f"error: {exc}\nthe completed part of the run is in {run_dir}", file=sys.stderr)
+            return 1
+        raise
+    status = _print_summary(result)
+    print(f"run directory: {path}")
+    return status
+
+
+def cmd_list(args) -> int:
+    from .registry import describe, environment_class, environment_names, learner_class, learner_names
+    print("learners:")
+    for name in learner_names():
+        print(f"  {name:24s} {describe(learner_class(name))}")
+    print("environments:")
+    for name in environment_names():
+        print(f"  {name:24s} {describe(environment_class(name))}")
+    return 0
+
+
+def cmd_report(args) -> int:
+    from .storage import load_run
+    result = load_run(args.run_dir)
+    print(f"status: {result.meta.get('status')}")
+    return _print_summary(result)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="onlinelab", description="Simulate online learners against environments "
+                                "and compare their regret with theoretical bounds.")
+    sub = p.add_subparsers(dest="command", required=True)
+    r = sub.add_parser("run", help="run an experiment (the default one without CONFIG)")
+    r.add_argument("config", nargs="?", help="experiment TOML file (default: the embedded default experiment)")
+    r.add_argument("--seed", type=int, help="root seed (overrides [run] seed)")
+    r.add_argument("--rounds", type=int, help="number of rounds T (overrides [run] rounds)")
+    r.add_argument("--replicates", type=int, help="number of replicates R (overrides [run] replicates)")
+    r.add_argument("--out", help="run directory to write (default: runs/<name>-<time>-seed<seed>)")
+    r.add_argument("--quiet", action="store_true", help="no progress bar")
+    r.set_defaults(func=cmd_run)
+    ls = sub.add_parser("list", help="list registered learners and environments")
+    ls.set_defaults(func=cmd_list)
+    rep = sub.add_parser("report", help="print the summary of a saved run")
+    rep.add_argument("run_dir")
+    rep.set_defaults(func=cmd_report)
+    return p
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except OnlinelabError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
