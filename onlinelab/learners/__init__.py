@@ -6,3 +6,8 @@ from .logdet import LogDetOMD, LogDetState
 from .meg import MEG, MEGState
 
 __all__ = ["LogDetOMD", "LogDetState", "MEG", "MEGState"]
+from . import streaming_oja  # noqa: E402,F401  (Oja, Krasulina)
+from . import streaming_gradient_pca  # noqa: E402,F401  (gradient PCA)
+from . import streaming_autoencoder  # noqa: E402,F401  (linear, tanh, denoising AE)
+from . import streaming_batch  # noqa: E402,F401  (batch PCA, IncrementalPCA comparators)
+from . import streaming_sgd  # noqa: E402,F401  (SGD with averaging)

@@ -1,0 +1,118 @@
+"""Streaming least squares with a fixed design: the convex test bed for the SGD bound of SPEC §4.
+
+Each round brings fresh noisy targets ``y_t = B w* + noise·ε_t`` for a fixed design ``B``
+(m × d); the round's loss is ``e_t(w) = ‖B w − y_t‖² / (2m)``.  Everything Theorem 3.3 needs
+is exact: ``E(w) = ‖B(w − w*)‖²/(2m) + const``, so ``ŵ = w*``; ``L = λ_max(BᵀB)/m``; and
+``∇e_t(w) − ∇E(w) = −Bᵀ ε_t · noise/m`` has variance ``σ² = noise² ‖B‖_F² / m²`` for every w
+(a Gaussian random design would make the variance grow with ‖w − w*‖, breaking the theorem's
+assumption).  At checkpoints, for a learner with ``averaged(state)`` (see ``sgd``): the
+``suboptimality`` ``E(w̄) − E*`` and ``sgd_bound`` (SPEC's proven constant), plus
+``sgd_bound_printed`` (the notes' constant, unproven).  Regret is against the best fixed w.
+
+>>> env = LeastSquaresStream(d=3)
+>>> env.smoothness > 0 and env.grad_variance > 0
+True
+"""
+from __future__ import annotations
+
+import numpy as np
+
+import onlinelab as ol
+from onlinelab import validation as v
+from onlinelab.errors import LossError
+
+
+class LeastSquaresLoss:
+    """``e(w) = ‖B w − y‖²/(2m)`` per replicate; B (m, d) shared, y (R, m).  Mixed strategies are points w (R, d)."""
+
+    def __init__(self, B: np.ndarray, y: np.ndarray):
+        self.B, self.y = B, y
+
+    @property
+    def shape(self):
+        return self.y.shape[0], self.B.shape[1]
+
+    def validate(self, where, R, d, bound, psd=None):
+        if self.shape != (R, d):
+            raise LossError(f"{where}: least-squares loss has shape {self.shape}, expected ({R}, {d})")
+        if not np.all(np.isfinite(self.y)):
+            raise LossError(f"{where}: targets have non-finite entries (NaN or inf)")
+
+    def mixed_value(self, w):
+        r = np.asarray(w) @ self.B.T - self.y
+        return np.einsum("rm,rm->r", r, r) / (2 * self.B.shape[0])
+
+    action_value = mixed_value
+
+    def gradient(self, w):
+        return (np.asarray(w) @ self.B.T - self.y) @ self.B / self.B.shape[0]
+
+    def statistics(self):
+        return {}
+
+    def comparator(self, replicates, d):
+        return LeastSquaresComparator(self.B, replicates)
+
+
+class LeastSquaresComparator:
+    """min_w Σ_t e_t(w) = (Σ‖y_t‖² − T‖P_B ȳ‖²)/(2m), from running sums of y_t and ‖y_t‖²."""
+
+    def __init__(self, B, replicates):
+        self.B, self.T = B, 0
+        self.ysum = np.zeros((replicates, B.shape[0]))
+        self.ysq = np.zeros(replicates)
+        Qb, _ = np.linalg.qr(B)
+        self.basis = Qb  # orthonormal basis of range(B)
+
+    def add(self, loss):
+        self.ysum += loss.y
+        self.ysq += np.einsum("rm,rm->r", loss.y, loss.y)
+        self.T += 1
+
+    def _value(self, ysum, ysq):
+        proj = ysum @ self.basis
+        return (ysq - np.einsum("...m,...m->...", proj, proj) / self.T) / (2 * self.B.shape[0])
+
+    def value(self):
+        return self._value(self.ysum, self.ysq)
+
+    def pooled_value(self):
+        return float(self._value(self.ysum.mean(axis=0), self.ysq.mean()))
+
+
+@ol.register_environment("least-squares-stream")
+class LeastSquaresStream(ol.Environment):
+    """Fresh noisy targets for a fixed design each round; the SGD bound's assumptions hold exactly."""
+
+    loss_bound = float("inf")
+    domain = "euclidean"
+
+    def __init__(self, d: int = 5, m: int = 20, noise: float = 1.0, design_seed: int = 0):
+        super().__init__(d=d)
+        self.m = v.integer("m", m, minimum=self.d)
+        self.noise = v.positive_float("noise", noise)
+        self.design_seed = v.integer("design_seed", design_seed, minimum=0)
+        g = np.random.default_rng(self.design_seed)
+        self.B = g.standard_normal((self.m, self.d))
+        w = g.standard_normal(self.d)
+        self.w_star = w / np.linalg.norm(w)
+        self.smoothness = float(np.linalg.eigvalsh(self.B.T @ self.B)[-1] / self.m)
+        self.grad_variance = float(self.noise ** 2 * np.sum(self.B ** 2) / self.m ** 2)
+
+    def emit(self, t, history):
+        y = self.B @ self.w_star + self.noise * self.rng.normal(self.m)
+        return LeastSquaresLoss(self.B, y)
+
+    def excess(self, w: np.ndarray) -> np.ndarray:
+        """E(w) − E* = ‖B(w − w*)‖²/(2m) per replicate."""
+        r = (w - self.w_star) @ self.B.T
+        return np.einsum("rm,rm->r", r, r) / (2 * self.m)
+
+    def checkpoint_metrics(self, learner, state):
+        if not hasattr(learner, "averaged"):
+            return {}
+        dist0 = float(np.sum(self.w_star ** 2))  # learners start at w⁰ = 0
+        s1, s2 = state.tau_sum, state.tau_sq_sum
+        return {"suboptimality": self.excess(learner.averaged(state)),
+                "sgd_bound": np.full(self.replicates, dist0 / (2 * s1) + self.grad_variance * s2 / s1),
+                "sgd_bound_printed": np.full(self.replicates, dist0 / (2 * s1) + self.grad_variance * s2 / (2 * s1))}
