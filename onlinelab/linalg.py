@@ -30,12 +30,19 @@ def eigh(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def solve_shift(c: np.ndarray, max_iter: int = 100) -> tuple[np.ndarray, np.ndarray]:
     """Solve φ(s) = Σ_i 1/(c_i + s) − 1 = 0 for s ∈ [1, d], per row of c ≥ 0 with min(c) = 0.
 
+    Newton starts from max_k (k − mean of the k smallest c), a lower bound of the root (SPEC §1.4 starts at 1;
+    this start is also left of the root, so the same monotone-convergence argument holds).
+
     Returns ``(s, newton_steps)``.  Stops at |φ| ≤ 8 ε Σ(c+s)⁻¹ or bracket width ≤ 4 ε s (SPEC §1.4).
     """
     c = np.asarray(c, dtype=float)
     n = c.shape[0]
     d = c.shape[1]
-    lo = np.ones(n)
+    # Lower bound of the root: for the k smallest c's, Jensen gives k/(mean_k c + s*) ≤ Σ_{i≤k} 1/(c_i + s*) ≤ 1,
+    # so s* ≥ max_k (k − mean_k c).  Start there: left of the root, where Newton on the convex decreasing φ
+    # climbs monotonically without overshoot.
+    k = np.arange(1, d + 1)
+    lo = np.clip(np.max(k - np.cumsum(np.sort(c, axis=1), axis=1) / k, axis=1), 1.0, float(d))
     hi = np.full(n, float(d))
     s = lo.copy()
     steps = np.zeros(n, dtype=int)

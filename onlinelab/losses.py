@@ -44,7 +44,7 @@ class MatrixLoss:
     def mixed_value(self, mixed) -> np.ndarray:
         """⟨W, L⟩ per replicate for a mixed strategy (EigenPlay or dense (R, d, d))."""
         if isinstance(mixed, EigenPlay):
-            diag = np.einsum("rij,rjk,rik->rk", mixed.U, self.dense(), mixed.U, optimize=True)
+            diag = np.einsum("rik,rij,rjk->rk", mixed.U, self.dense(), mixed.U, optimize=True)
             return np.einsum("rk,rk->r", mixed.lam, diag)
         return np.einsum("rij,rij->r", np.asarray(mixed), self.dense())
 

@@ -1,0 +1,292 @@
+"""Convex decision domains for vector learners: Euclidean projection, linear minimisation oracle, centre.
+
+SPEC §2 (projections, capped simplex) and §3.2 (oracle costs).  Every method takes a
+leading replicate axis: points and directions are ``(R, n)`` arrays.
+
+* :class:`Simplex`        — {p ≥ 0, Σp = 1}; projection by the sort-based rule of SPEC §2
+  (ρ is an *index*), LMO = the vertex of the smallest coordinate.
+* :class:`CappedSimplex`  — {0 ≤ p ≤ cap, Σp = total}; the eigenvalue set of the rank-k
+  Fantope (cap 1, total k) and of capped density matrices (cap 1/m, total 1).
+* :class:`Ball`           — {‖x − centre‖₂ ≤ radius}.
+* :class:`Box`            — {lo ≤ x ≤ hi} coordinate-wise.
+* :class:`Euclidean`      — all of ℝⁿ (unconstrained; no LMO).
+
+The spectral domains (spectraplex, Fantope) lift these maps to eigenvalues in
+:mod:`onlinelab.spectral`; mirror maps (:mod:`onlinelab.mirror`) dispatch on ``kind``.
+:func:`make_domain` parses the strings used by learners, environments and configs
+(``"simplex"``, ``"ball:2"``, ``"box:-1:1"``, ``"fantope:2"``, ...).
+
+>>> import numpy as np
+>>> Simplex(3).project(np.array([[0.5, 0.5, -1.0]]))
+array([[0.5, 0.5, 0. ]])
+>>> Ball(2, radius=1.0).lmo(np.array([[3.0, 4.0]]))
+array([[-0.6, -0.8]])
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import validation as v
+from .errors import DomainError, UnknownNameError, did_you_mean
+
+
+class Domain:
+    """Base class of vector domains; subclasses set ``kind`` and implement the maps."""
+
+    kind = ""
+    spectral = False
+    bounded = True
+
+    def __init__(self, n: int):
+        self.n = v.integer("n", n, minimum=1)
+
+    # --- maps -----------------------------------------------------------------------
+    def project(self, y: np.ndarray) -> np.ndarray:
+        """Euclidean projection argmin_{x∈K} ‖x − y‖₂, per row."""
+        raise NotImplementedError
+
+    def lmo(self, g: np.ndarray) -> np.ndarray:
+        """Linear minimisation oracle argmin_{x∈K} ⟨g, x⟩ (deterministic tie-break), per row."""
+        raise NotImplementedError
+
+    def centre(self) -> np.ndarray:
+        """The default starting point (n,): the minimiser of every regulariser we pair with K."""
+        raise NotImplementedError
+
+    def contains(self, x: np.ndarray, tol: float = 1e-9) -> np.ndarray:
+        """(R,) bool: rows of x inside K up to ``tol``."""
+        return np.linalg.norm(self.project(x) - x, axis=-1) <= tol * max(1.0, self.scale)
+
+    @property
+    def scale(self) -> float:
+        return 1.0
+
+    # --- shared helpers ---------------------------------------------------------------
+    def start(self, R: int) -> np.ndarray:
+        return np.tile(self.centre(), (R, 1))
+
+    def as_array(self, x):
+        return np.asarray(x)
+
+    def check_rows(self, where: str, y) -> np.ndarray:
+        y = np.asarray(y, dtype=float)
+        if y.ndim != 2 or y.shape[1] != self.n:
+            raise DomainError(f"{where} must have shape (R, {self.n}) for the {self.describe()}, got {y.shape}")
+        return y
+
+    def describe(self) -> str:
+        return f"{self.kind} domain in dimension {self.n}"
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.spec!r}, n={self.n})"
+
+    @property
+    def spec(self) -> str:
+        return self.kind
+
+
+def _vertex(g: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    out = np.zeros_like(g, dtype=float)
+    out[np.arange(g.shape[0]), idx] = 1.0
+    return out
+
+
+class Simplex(Domain):
+    """The probability simplex Δₙ."""
+
+    kind = "simplex"
+
+    def project(self, y):
+        u = -np.sort(-np.asarray(y, dtype=float), axis=-1)
+        css = np.cumsum(u, axis=-1)
+        j = np.arange(1, u.shape[-1] + 1)
+        rho = np.sum(u + (1.0 - css) / j > 0, axis=-1)          # SPEC §2: an index (count of positives)
+        theta = (1.0 - np.take_along_axis(css, rho[..., None] - 1, axis=-1)) / rho[..., None]
+        return np.maximum(y + theta, 0.0)
+
+    def lmo(self, g):
+        return _vertex(g, np.argmin(g, axis=-1))
+
+    def centre(self):
+        return np.full(self.n, 1.0 / self.n)
+
+
+class CappedSimplex(Domain):
+    """{0 ≤ p ≤ cap, Σp = total} (needs total ≤ n·cap): eigenvalues of Fantope / capped density points."""
+
+    kind = "capped-simplex"
+
+    def __init__(self, n: int, cap: float = 1.0, total: float = 1.0):
+        super().__init__(n)
+        self.cap = v.positive_float("cap", cap)
+        self.total = v.positive_float("total", total)
+        if self.total > self.n * self.cap * (1 + 1e-12):
+            raise DomainError(f"capped simplex needs total ≤ n·cap, got total = {total}, n·cap = {self.n * cap}; "
+                              "raise the cap or lower the total")
+
+    def _clip_sum(self, y, theta):
+        return np.clip(y - theta[..., None], 0.0, self.cap)
+
+    def project(self, y):
+        """clip(y − θ, 0, cap) with Σ = total: θ by bisection, then made exact on the active set."""
+        y = np.asarray(y, dtype=float)
+        lo = y.min(axis=-1) - self.cap
+        hi = y.max(axis=-1)
+        for _ in range(200):
+            mid = 0.5 * (lo + hi)
+            big = self._clip_sum(y, mid).sum(axis=-1) > self.total
+            lo, hi = np.where(big, mid, lo), np.where(big, hi, mid)
+            if np.all(hi - lo <= 1e-15 * np.maximum(1.0, np.abs(hi))):
+                break
+        theta = 0.5 * (lo + hi)
+        free = (y - theta[..., None] > 0) & (y - theta[..., None] < self.cap)
+        nfree = free.sum(axis=-1)
+        capped = (y - theta[..., None] >= self.cap).sum(axis=-1)
+        exact = (np.where(free, y, 0.0).sum(axis=-1) + capped * self.cap - self.total) / np.maximum(nfree, 1)
+        theta = np.where(nfree > 0, exact, theta)
+        return self._clip_sum(y, theta)
+
+    def lmo(self, g):
+        order = np.argsort(g, axis=-1, kind="stable")
+        full = int(np.floor(self.total / self.cap + 1e-12))
+        weights = np.zeros(self.n)
+        weights[:full] = self.cap
+        if full < self.n:
+            weights[full] = self.total - full * self.cap
+        out = np.zeros_like(g, dtype=float)
+        np.put_along_axis(out, order, np.broadcast_to(weights, g.shape), axis=-1)
+        return out
+
+    def centre(self):
+        return np.full(self.n, self.total / self.n)
+
+    @property
+    def scale(self):
+        return self.total
+
+    @property
+    def spec(self):
+        return f"capped-simplex:{self.cap:g}:{self.total:g}"
+
+
+class Ball(Domain):
+    """The Euclidean ball {‖x − centre‖₂ ≤ radius} (centre 0 unless given)."""
+
+    kind = "ball"
+
+    def __init__(self, n: int, radius: float = 1.0, center=None):
+        super().__init__(n)
+        self.radius = v.positive_float("radius", radius)
+        self.center = np.zeros(self.n) if center is None else np.asarray(center, dtype=float).reshape(self.n)
+
+    def project(self, y):
+        d = np.asarray(y, dtype=float) - self.center
+        norm = np.linalg.norm(d, axis=-1, keepdims=True)
+        return self.center + d * np.minimum(1.0, self.radius / np.maximum(norm, 1e-300))
+
+    def lmo(self, g):
+        norm = np.linalg.norm(g, axis=-1, keepdims=True)
+        direction = np.where(norm > 0, g / np.maximum(norm, 1e-300), 0.0)
+        return self.center - self.radius * direction
+
+    def centre(self):
+        return self.center.copy()
+
+    @property
+    def scale(self):
+        return self.radius
+
+    @property
+    def spec(self):
+        return f"ball:{self.radius:g}"
+
+
+class Box(Domain):
+    """The box {lo ≤ x ≤ hi} (the same bounds in every coordinate)."""
+
+    kind = "box"
+
+    def __init__(self, n: int, lo: float = -1.0, hi: float = 1.0):
+        super().__init__(n)
+        self.lo, self.hi = v.real("lo", lo), v.real("hi", hi)
+        if not self.lo < self.hi:
+            raise DomainError(f"box needs lo < hi, got lo = {lo}, hi = {hi}; e.g. box:-1:1")
+
+    def project(self, y):
+        return np.clip(y, self.lo, self.hi)
+
+    def lmo(self, g):
+        return np.where(np.asarray(g) > 0, self.lo, self.hi).astype(float)
+
+    def centre(self):
+        return np.full(self.n, 0.5 * (self.lo + self.hi))
+
+    @property
+    def scale(self):
+        return max(abs(self.lo), abs(self.hi))
+
+    @property
+    def spec(self):
+        return f"box:{self.lo:g}:{self.hi:g}"
+
+
+class Euclidean(Domain):
+    """All of ℝⁿ: projection is the identity; there is no LMO (linear functions are unbounded below)."""
+
+    kind = "euclidean"
+    bounded = False
+
+    def project(self, y):
+        return np.asarray(y, dtype=float)
+
+    def lmo(self, g):
+        raise DomainError("the unconstrained domain 'euclidean' has no linear minimisation oracle (a linear loss is "
+                          "unbounded below on ℝⁿ); use a bounded domain such as 'ball:R' or 'box:lo:hi'")
+
+    def centre(self):
+        return np.zeros(self.n)
+
+
+def _numbers(spec: str, parts: list[str], count: int) -> list[float]:
+    if len(parts) > count:
+        raise DomainError(f"domain {spec!r} has {len(parts)} parameters, expected at most {count}")
+    try:
+        return [float(p) for p in parts]
+    except ValueError:
+        raise DomainError(f"domain {spec!r} has a non-numeric parameter; write e.g. 'ball:2' or 'box:-1:1'") from None
+
+
+VECTOR_KINDS = ("simplex", "ball", "box", "euclidean", "capped-simplex")
+SPECTRAL_KINDS = ("spectraplex", "fantope", "capped-density")
+
+
+def make_domain(spec, n: int):
+    """Build a domain from a spec string (or return a Domain unchanged after a dimension check).
+
+    Vector: ``simplex``, ``ball[:radius]``, ``box[:lo:hi]``, ``euclidean``, ``capped-simplex[:cap[:total]]``.
+    Spectral (d × d symmetric matrices): ``spectraplex``, ``fantope[:k]`` ({0 ⪯ P ⪯ I, tr P = k}),
+    ``capped-density[:m]`` ({0 ⪯ W ⪯ I/m, tr W = 1}).
+    """
+    from . import spectral
+    if isinstance(spec, (Domain, spectral.SpectralDomain)):
+        if spec.n != n:
+            raise DomainError(f"domain {spec!r} has dimension {spec.n} but the environment has d = {n}")
+        return spec
+    if not isinstance(spec, str):
+        raise DomainError(f"domain must be a string such as 'simplex' or 'ball:1', got {spec!r}")
+    kind, *parts = spec.split(":")
+    if kind == "simplex":
+        _numbers(spec, parts, 0)
+        return Simplex(n)
+    if kind == "ball":
+        return Ball(n, *_numbers(spec, parts, 1))
+    if kind == "box":
+        return Box(n, *_numbers(spec, parts, 2))
+    if kind == "euclidean":
+        _numbers(spec, parts, 0)
+        return Euclidean(n)
+    if kind == "capped-simplex":
+        return CappedSimplex(n, *_numbers(spec, parts, 2))
+    if kind in SPECTRAL_KINDS:
+        return spectral.make_spectral(kind, _numbers(spec, parts, 1), n)
+    raise UnknownNameError(f"unknown domain {spec!r}{did_you_mean(kind, VECTOR_KINDS + SPECTRAL_KINDS)}")

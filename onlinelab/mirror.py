@@ -1,0 +1,169 @@
+"""Mirror maps (regularisers) φ and the two steps every FTRL / OMD learner needs, on vector and spectral domains.
+
+SPEC §3.2.  A mirror map provides, for a domain K:
+* ``solve(θ)`` = argmin_{x∈K} −⟨θ, x⟩ + φ(x) — FTRL plays ``solve(−η Σ α_s g_s)`` and greedy OMD
+  plays ``solve(∇φ(z_t) − γ α_t g_t)`` (the Bregman projection of the unconstrained step);
+* ``grad(x)`` = ∇φ(x);
+* ``range(K)`` = sup_u φ(u) − min_K φ = sup_u D_φ(u, x₁) with x₁ = argmin_K φ (the bound's numerator);
+* strong convexity ``beta(K)`` w.r.t. the norm whose dual measures the gradients: ``dual_stat``
+  names the loss statistic (``spec_sq``: ‖g‖∞², spectral norm for matrices; ``fro_sq``: ‖g‖₂²).
+
+Maps: ``euclidean`` ½‖x − c‖² (c the domain's centre: projected gradient / Frobenius FTRL),
+``entropy`` Σ x log x (Hedge; on eigenvalues: von Neumann entropy, MEG; on a capped simplex
+the Bregman projection is capping p_i = min(cap, τ q_i)), ``log-barrier`` −Σ log x (on the
+spectraplex: the log-det learner of SPEC §1, normalised with the shifted Newton solve).
+:func:`mirror_solve` / :func:`mirror_grad` apply a map on any domain — spectral domains go
+through eigenvalues, so the simplex and spectraplex versions are one code path.
+
+>>> import numpy as np
+>>> from onlinelab.domains import Simplex
+>>> np.round(get_mirror("entropy").solve(np.log(np.array([[1.0, 3.0]])), Simplex(2)), 6)
+array([[0.25, 0.75]])
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import validation as v
+from .errors import DomainError
+from .linalg import eigh, normalised_inverse, softmax
+from .protocol import EigenPlay
+
+
+def capped_entropy_projection(q: np.ndarray, cap: float, total: float) -> np.ndarray:
+    """argmin KL(p‖q) over {0 ≤ p ≤ cap, Σp = total}: p_i = min(cap, τ q_i) (SPEC §2), q > 0 rows."""
+    q = np.asarray(q, dtype=float)
+    order = np.argsort(-q, axis=-1, kind="stable")
+    qs = np.take_along_axis(q, order, axis=-1)
+    n = q.shape[-1]
+    j = np.arange(n)                                        # j = number of capped (largest) entries
+    rest = np.cumsum(qs[..., ::-1], axis=-1)[..., ::-1]     # Σ_{i ≥ j} qs_i
+    tau = (total - j * cap) / np.maximum(rest, 1e-300)
+    ok = tau * qs <= cap * (1 + 1e-12)                      # first uncapped entry fits under the cap
+    first = np.argmax(ok, axis=-1)
+    tau_star = np.take_along_axis(tau, first[..., None], axis=-1)
+    ps = np.where(j < first[..., None], cap, tau_star * qs)
+    out = np.empty_like(ps)
+    np.put_along_axis(out, order, ps, axis=-1)
+    return out
+
+
+class MirrorMap:
+    name = ""
+    kinds: tuple = ()
+    dual_stat = "fro_sq"
+
+    def check(self, domain, who: str) -> None:
+        base = domain.base if domain.spectral else domain
+        if base.kind not in self.kinds:
+            allowed = ", ".join(self.kinds)
+            raise DomainError(f"{who}: the {self.name!r} regulariser is not defined on the {domain.describe()} "
+                              f"(it works on: {allowed}); pick regularizer='euclidean' or another domain")
+
+    def beta(self, domain) -> float:
+        return 1.0
+
+
+class EuclideanMap(MirrorMap):
+    """φ(x) = ½‖x − c‖², c = the domain's centre: Euclidean projection steps."""
+
+    name = "euclidean"
+    kinds = ("simplex", "capped-simplex", "ball", "box", "euclidean")
+
+    def solve(self, theta, domain):
+        return domain.project(domain.centre() + theta)
+
+    def grad(self, x, domain):
+        return x - domain.centre()
+
+    def range(self, domain) -> float:
+        c = domain.centre()
+        if domain.kind in ("simplex", "capped-simplex"):
+            vert = domain.lmo(np.arange(domain.n, dtype=float)[None, :])[0]   # all vertices are permutations
+            return 0.5 * float(np.sum((vert - c) ** 2))
+        if domain.kind == "ball":
+            return 0.5 * domain.radius ** 2
+        if domain.kind == "box":
+            return 0.5 * domain.n * (0.5 * (domain.hi - domain.lo)) ** 2
+        return float("inf")
+
+
+class EntropyMap(MirrorMap):
+    """φ(x) = Σ x log x: Hedge on the simplex, capped Hedge on a capped simplex; β = 1/total w.r.t. ‖·‖₁."""
+
+    name = "entropy"
+    kinds = ("simplex", "capped-simplex")
+    dual_stat = "spec_sq"
+
+    def solve(self, theta, domain):
+        p = softmax(np.asarray(theta, dtype=float))
+        if domain.kind == "simplex":
+            return p
+        return capped_entropy_projection(np.maximum(p, 1e-300), domain.cap, domain.total)
+
+    def grad(self, x, domain):
+        with np.errstate(divide="ignore"):
+            return np.log(x) + 1.0
+
+    def beta(self, domain) -> float:
+        return 1.0 / getattr(domain, "total", 1.0)
+
+    def range(self, domain) -> float:
+        if domain.kind == "simplex":
+            return float(np.log(domain.n))
+        s, c, n = domain.total, domain.cap, domain.n
+        m = int(np.floor(s / c + 1e-12))
+        r = s - m * c
+        top = m * c * np.log(c) + (r * np.log(r) if r > 1e-15 else 0.0)
+        return float(top - s * np.log(s / n))
+
+
+class LogBarrierMap(MirrorMap):
+    """φ(x) = −Σ log x on the simplex (log-det on the spectraplex, SPEC §1.2); unbounded range, so no FTRL bound."""
+
+    name = "log-barrier"
+    kinds = ("simplex",)
+
+    def solve(self, theta, domain):
+        return normalised_inverse(-np.asarray(theta, dtype=float))
+
+    def grad(self, x, domain):
+        return -1.0 / x
+
+    def range(self, domain) -> float:
+        return float("inf")
+
+
+MIRRORS = {"euclidean": EuclideanMap(), "entropy": EntropyMap(), "log-barrier": LogBarrierMap()}
+ALIASES = {"frobenius": "euclidean", "negentropy": "entropy", "von-neumann": "entropy", "log-det": "log-barrier"}
+
+
+def get_mirror(name: str) -> MirrorMap:
+    """The mirror map registered as ``name`` (aliases: frobenius, negentropy, von-neumann, log-det)."""
+    name = ALIASES.get(name, name)
+    v.choice("regularizer", name, tuple(MIRRORS))
+    return MIRRORS[name]
+
+
+def mirror_solve(mirror: MirrorMap, theta, domain):
+    """argmin_{x∈K} −⟨θ, x⟩ + φ(x); on a spectral domain through the eigenvalues of θ (an EigenPlay)."""
+    if domain.spectral:
+        t, V = eigh(np.asarray(theta, dtype=float))
+        return EigenPlay(mirror.solve(t, domain.base), V)
+    return mirror.solve(theta, domain)
+
+
+def mirror_grad(mirror: MirrorMap, x, domain):
+    """∇φ(x); for an EigenPlay U diag(λ) Uᵀ it is U diag(∇φ(λ)) Uᵀ."""
+    if domain.spectral:
+        g = mirror.grad(x.lam, domain.base)
+        return np.einsum("rik,rk,rjk->rij", x.U, g, x.U, optimize=True)
+    return mirror.grad(x, domain)
+
+
+def mirror_range(mirror: MirrorMap, domain) -> float:
+    return mirror.range(domain.base if domain.spectral else domain)
+
+
+def mirror_beta(mirror: MirrorMap, domain) -> float:
+    return mirror.beta(domain.base if domain.spectral else domain)
