@@ -27,7 +27,7 @@ from threadpoolctl import threadpool_limits
 
 from . import validation as v
 from .base import Environment, Learner
-from .errors import ConfigError, OnlinelabError, SimulationError
+from .errors import ConfigError, OnlinelabError, ProtocolError, SimulationError
 from .metrics import LossTracker, Recorder
 from .progress import Progress
 from .protocol import Context, Feedback, HistoryView, frozen
@@ -111,7 +111,13 @@ class _Slot:
 
     def step(self, t, shared_loss, validate):
         t0 = time.perf_counter()
-        play = self.learner.act(self.state, self.rng)
+        if getattr(self.learner, "prescient", False):  # a "+" learner sees this round's loss first (SPEC §3.1)
+            if shared_loss is None:
+                raise ProtocolError(f"learner {self.label!r} is prescient (it sees the loss before playing), which an "
+                                    f"adaptive environment ({self.env_label!r}) cannot allow; use an oblivious one")
+            play = self.learner.act(self.state, self.rng, loss=shared_loss)
+        else:
+            play = self.learner.act(self.state, self.rng)
         t1 = time.perf_counter()
         loss = shared_loss
         if loss is None:  # adaptive: this learner's own environment sees the history, not the action

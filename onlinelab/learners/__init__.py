@@ -4,6 +4,7 @@ Each module holds one family.  Add a module here and import it below to make it 
 """
 from .logdet import LogDetOMD, LogDetState
 from .meg import MEG, MEGState
+from . import leader, mirror_descent  # noqa: E402,F401  (OCO learners register themselves)
 
 __all__ = ["LogDetOMD", "LogDetState", "MEG", "MEGState"]
 from . import streaming_oja  # noqa: E402,F401  (Oja, Krasulina)

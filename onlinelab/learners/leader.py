@@ -1,0 +1,91 @@
+"""Follow-the-leader learners: FTL, FTL+ (be-the-leader), BESTRESP+, optimistic FTL (SPEC §2, §3.2).
+
+They sum the weighted losses' *terms* and play their leader (argmin over the domain):
+for linear losses on the simplex / spectraplex that is a vertex / a bottom eigenvector
+(the LMO); for quadratics an exact solve; for the y-player of the Fenchel game the
+gradient of f at a weighted average (:mod:`onlinelab.fenchel`).
+
+* ``ftl``            z_t = argmin Σ_{s<t} α_s ℓ_s (z_1 = z_init, default the domain's centre);
+                     no sublinear bound for linear losses (≈ T/2 on ``ftl-alternating``).
+* ``ftl+``           z_t = argmin Σ_{s≤t} α_s ℓ_s, prescient; regret ≤ 0.
+* ``bestresp+``      z_t = argmin α_t ℓ_t, prescient; regret ≤ 0.
+* ``optimistic-ftl`` z_t = argmin Σ_{s<t} α_s ℓ_s + α_t m_t with the hint m_t = ℓ_{t−1}.
+
+>>> import onlinelab as ol
+>>> res = ol.simulate("ftl-alternating", [FTL(), FTLPlus()], T=1000, seed=0)
+>>> res.final("regret").round(1).tolist()
+[499.5, -499.5]
+"""
+from __future__ import annotations
+
+from ..oco_bounds import prescient_bound
+from ..protocol import Play
+from ..registry import register_learner
+from .oco_base import OCOLearner, OCOState, leader_terms
+
+
+class _Leader(OCOLearner):
+    """Shared state handling: accumulate α_t·terms(ℓ_t); subclasses choose what to minimise."""
+
+    def __init__(self, z_init=None, weights="constant", domain=None):
+        self.z_init = None if z_init is None else list(z_init)
+        self._setup(weights, domain)
+
+    def init(self, ctx, rng) -> OCOState:
+        dom = self.resolve_domain(ctx)
+        return OCOState(self.start_point(ctx, dom, self.z_init), None, None, 0, 0.0, dom)
+
+    def _leader(self, terms, state):
+        return state.z if terms is None else terms.argmin(state.dom)
+
+    def update(self, state: OCOState, play: Play, feedback, rng) -> OCOState:
+        terms = leader_terms(feedback.loss, self.name)
+        acc = terms.scaled(self.alpha(state.t + 1))
+        acc = acc if state.acc is None else state.acc.plus(acc)
+        return OCOState(play.mixed, acc, terms, state.t + 1, 0.0, state.dom)
+
+
+@register_learner("ftl")
+class FTL(_Leader):
+    """Follow the leader: argmin of the weighted past losses (no worst-case bound for linear losses)."""
+
+    def act(self, state, rng) -> Play:
+        return Play(self._leader(state.acc, state) if state.t else state.z)
+
+
+@register_learner("ftl+")
+class FTLPlus(_Leader):
+    """Be the leader (prescient): argmin of the weighted losses up to and including this round; regret ≤ 0."""
+
+    prescient = True
+
+    def act(self, state, rng, loss=None) -> Play:
+        now = leader_terms(loss, self.name).scaled(self.alpha(state.t + 1))
+        return Play(self._leader(now if state.acc is None else state.acc.plus(now), state))
+
+    def bounds(self, ctx) -> list:
+        return [prescient_bound("ftl+", 0.0, 0.0, self.bounds_assumptions(), "SPEC §2/§3.2 be-the-leader [std]")]
+
+
+@register_learner("bestresp+")
+class BestResponsePlus(_Leader):
+    """Best response (prescient): argmin α_t ℓ_t of this round alone; regret ≤ 0."""
+
+    prescient = True
+
+    def act(self, state, rng, loss=None) -> Play:
+        return Play(self._leader(leader_terms(loss, self.name), state))
+
+    def bounds(self, ctx) -> list:
+        return [prescient_bound("bestresp+", 0.0, 0.0, self.bounds_assumptions(), "SPEC §3.2 BESTRESP+ [std]")]
+
+
+@register_learner("optimistic-ftl")
+class OptimisticFTL(_Leader):
+    """Optimistic FTL: the past losses plus the hint α_t ℓ_{t−1} (Nesterov's y-player, SPEC §3.5)."""
+
+    def act(self, state, rng) -> Play:
+        if state.acc is None:
+            return Play(state.z)
+        hint = state.prev.scaled(self.alpha(state.t + 1))
+        return Play(self._leader(state.acc.plus(hint), state))
