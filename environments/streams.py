@@ -69,7 +69,7 @@ class SpikedStream(SubspaceStream):
             raise ConfigError(f"spikes must list k = {self.k} variances, got {len(self._spikes)}: {spikes!r}")
         for i, s in enumerate(self._spikes):
             if s <= self.noise:
-                raise ConfigError(f"spikes[{i}] = {s!r} must exceed noise = {self.noise!r} so that the spiked "
+                raise ConfigError(f"spikes[{i}] = {float(s)!r} must exceed noise = {self.noise!r} so that the spiked "
                                   "subspace is the top-k one; raise the spike or lower the noise")
         self.block = v.integer("block", block, minimum=1)
         self.basis_seed = v.integer("basis_seed", basis_seed, minimum=0)

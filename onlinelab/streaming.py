@@ -41,8 +41,8 @@ class StepSchedule:
         self.kind = v.choice(f"{field} schedule", kind, SCHEDULES)
         self.c = v.positive_float(field, c)
         self.t0 = v.real("t0", t0)
-        if self.kind != "constant" and 1.0 + self.t0 <= 0:
-            raise ConfigError(f"t0 must be > -1 so that the {kind} schedule c/(t + t0) is positive from t = 1, "
+        if 1.0 + self.t0 <= 0:
+            raise ConfigError(f"t0 must be > -1 so that a schedule c/(t + t0) is positive from t = 1, "
                               f"got t0 = {t0!r}; use t0 >= 0")
 
     def __call__(self, t) -> np.ndarray:
@@ -102,7 +102,7 @@ def samples_of(loss, where: str = "sample") -> np.ndarray:
 def check_finite(X: np.ndarray, where: str = "sample") -> np.ndarray:
     if not np.all(np.isfinite(X)):
         bad = np.argwhere(~np.isfinite(X))[0]
-        raise LossError(f"{where}: non-finite value {X[tuple(bad)]!r} at index {tuple(int(i) for i in bad)}; "
+        raise LossError(f"{where}: non-finite value {float(X[tuple(bad)])!r} at index {tuple(int(i) for i in bad)}; "
                         "remove or impute NaN/inf samples before streaming them")
     return X
 

@@ -15,7 +15,7 @@ d = 784 stream pays O(d²) per sample in BLAS-3, not a rank-one update per round
 
 >>> import numpy as np
 >>> L = SampleLoss(np.array([[[1.0, 0.0], [0.0, 2.0], [0.0, 0.0]]]), k=1)   # two samples in R^3
->>> cmp = L.comparator(1, 3); cmp.add(L); float(cmp.value()[0])   # best line: e2, gain 4/2
+>>> cmp = L.comparator(1, 3); cmp.add(L); round(float(cmp.value()[0]), 12)   # best line: e2, gain 4/2
 -2.0
 """
 from __future__ import annotations

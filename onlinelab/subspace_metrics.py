@@ -14,7 +14,7 @@ principal angles are the singular values of ``Qᵀ U``:
 >>> import numpy as np
 >>> U = np.eye(3)[:, :1]
 >>> Q = np.array([[[np.cos(0.3)], [np.sin(0.3)], [0.0]]])
->>> round(float(sin2_theta(Q, U)[0]), 6) == round(np.sin(0.3) ** 2, 6)
+>>> bool(abs(sin2_theta(Q, U)[0] - np.sin(0.3) ** 2) < 1e-12)
 True
 """
 from __future__ import annotations

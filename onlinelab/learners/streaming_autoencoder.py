@@ -116,7 +116,7 @@ class TanhAE(_Autoencoder):
 class DenoisingAE(_Autoencoder):
     """Denoising autoencoder: reconstruct x from x + σn, fresh n ~ N(0, I) every step (linear or tanh)."""
 
-    def __init__(self, k: int = 1, noise: float = 0.5, activation: str = "linear", step: float = 0.05,
+    def __init__(self, k: int = 1, noise: float = 0.5, activation: str = "linear", step: float = 0.1,
                  schedule: str = "constant", t0: float = 0.0):
         self._init_common(k, step, schedule, t0)
         self.noise = v.positive_float("noise", noise)

@@ -42,7 +42,7 @@ class SGD(Learner):
 
     feedback = "first_order"
 
-    def __init__(self, step: float = 0.1, schedule: str = "constant", t0: float = 1.0):
+    def __init__(self, step: float = 0.1, schedule: str = "constant", t0: float = 0.0):
         self.step, self.schedule, self.t0 = step, schedule, t0
         StepSchedule(schedule, step, t0)  # validate now
 
@@ -55,7 +55,7 @@ class SGD(Learner):
 
     def update(self, state: SGDState, play, feedback, rng) -> SGDState:
         grad = check_finite(np.asarray(feedback.gradient, dtype=float), "SGD gradient")
-        tau = float(StepSchedule(self.schedule, self.step, self.t0)(state.k))  # τ_k, k = 0, 1, …
+        tau = float(StepSchedule(self.schedule, self.step, self.t0)(state.k + 1))  # τ_k = s(k + 1), k = 0, 1, …
         w = state.w - tau * grad
         return SGDState(w, state.wsum + tau * w, state.tau_sum + tau, state.tau_sq_sum + tau ** 2, state.k + 1)
 
