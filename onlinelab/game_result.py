@@ -1,0 +1,110 @@
+"""The result of a Fenchel game: the same tidy metrics table as a simulation, with a game summary and figure.
+
+Rows are (learner = "x-player vs y-player", environment = f's description, replicate, t,
+metric, value); metrics are ``suboptimality``, ``gap``, ``x_avg_regret``, ``y_avg_regret``,
+``regret`` (their sum), ``suboptimality_shifted`` and ``weight_sum``; each rate curve of the
+recovery is a ``bound:<name>`` row, compared with the mean suboptimality (SPEC §3.4–3.5).
+``save`` writes the run directory of :mod:`onlinelab.storage` with a game report.
+
+>>> import pandas as pd
+>>> game_frame("a vs b", "f", [1], {"gap": [pd.Series([0.5]).to_numpy()]}, []).metric.tolist()
+['gap']
+"""
+from __future__ import annotations
+
+import pathlib
+
+import numpy as np
+import pandas as pd
+
+from .bounds import LossStats
+from .result import Result, _frame
+
+GAME_METRICS = ("suboptimality", "gap", "regret")
+
+
+def game_frame(label, env, ckpts, rows, bounds) -> pd.DataFrame:
+    arrays = {k: np.stack(vals) for k, vals in rows.items()}              # (C, R)
+    t = np.asarray(ckpts[: len(next(iter(arrays.values())))])
+    R = next(iter(arrays.values())).shape[1]
+    stats = LossStats(t, np.zeros((R, len(t))))
+    for b in bounds:
+        arrays[f"bound:{b.name}"] = np.broadcast_to(np.asarray(b.curve(stats), dtype=float), (R, len(t))).T
+    return _frame(label, env, t, arrays)
+
+
+def bound_metric(name: str) -> str:
+    """The metric a rate curve bounds: ``shifted-*`` curves bound the shifted average (SPEC §3.4 smooth case)."""
+    return "suboptimality_shifted" if name.startswith("shifted-") else "suboptimality"
+
+
+class GameResult(Result):
+    """A :class:`~onlinelab.Result` whose summary and plot speak about suboptimality, gap and regrets."""
+
+    def __init__(self, metrics, meta, bounds=()):
+        super().__init__(metrics, meta)
+        rows = []
+        for b in bounds:
+            curve = self.final(f"bound:{b.name}").mean()
+            sub = self.curve(bound_metric(b.name))
+            bc = self.curve(f"bound:{b.name}")
+            ratio = (sub["mean"].to_numpy() / np.maximum(bc["mean"].to_numpy(), 1e-300)).max()
+            rows.append({"learner": self.learners[0], "environment": self.environments[0], "name": b.name,
+                         "ref": b.ref, "formula": b.formula, "assumptions": dict(b.assumptions), "holds": b.holds,
+                         "final_bound": float(curve), "worst_ratio": float(ratio),
+                         "violated": bool(b.holds and ratio > 1)})
+        self.meta.setdefault("bounds", rows)
+
+    def summary(self) -> pd.DataFrame:
+        """One row: final mean suboptimality, gap, regret sum, tightest applicable rate bound and the ratio."""
+        row = {"learner": self.learners[0], "environment": self.environments[0], "T": self.meta["T"],
+               "replicates": self.meta["replicates"]}
+        for m in GAME_METRICS:
+            row[m] = float(self.final(m).mean())
+        ok = [b for b in self.meta.get("bounds", []) if b["holds"]]
+        best = min(ok, key=lambda b: b["final_bound"]) if ok else None
+        row.update(bound=None if best is None else best["final_bound"], bound_name=None if best is None else best["name"],
+                   ratio=None if best is None else row["suboptimality"] / best["final_bound"],
+                   breaches=len(self.meta["game"]["breaches"]))
+        return pd.DataFrame([row])
+
+    def plot(self, ax=None, metric=None, environment=None):
+        """Log-log suboptimality, gap and regret sum (means) with the rate curves; returns the Axes."""
+        import matplotlib.pyplot as plt
+        if ax is None:
+            _, ax = plt.subplots(figsize=(6.4, 4.8))
+        for i, m in enumerate(GAME_METRICS):
+            c = self.curve(m)
+            ax.plot(c["t"], np.maximum(c["mean"], 1e-16), color=f"C{i}", lw=2, label=m)
+        for j, b in enumerate(self.meta.get("bounds", [])):
+            c = self.curve(f"bound:{b['name']}")
+            ax.plot(c["t"], c["mean"], "--", color=f"C{j + 3}", lw=1, label=f"{b['name']}")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("round t")
+        ax.set_title(f"{self.learners[0]} on {self.environments[0]}", fontsize=8)
+        ax.legend(fontsize=7)
+        ax.grid(True, which="both", alpha=0.2)
+        return ax
+
+    def save(self, path, config: dict | None = None) -> pathlib.Path:
+        """Run directory: metrics.parquet, meta.json, config.toml, report.md (summary) and report.png."""
+        from .storage import save_run
+        path = save_run(self, path, config=config, report=False)
+        (path / "report.md").write_text("# Fenchel game report\n\n" + self.summary().to_markdown(index=False)
+                                        if _has_tabulate() else "# Fenchel game report\n\n"
+                                        + self.summary().to_string(index=False) + "\n")
+        import matplotlib.pyplot as plt
+        ax = self.plot()
+        ax.figure.tight_layout()
+        ax.figure.savefig(path / "report.png", dpi=110)
+        plt.close(ax.figure)
+        return path
+
+
+def _has_tabulate() -> bool:
+    try:
+        import tabulate  # noqa: F401
+        return True
+    except ImportError:
+        return False

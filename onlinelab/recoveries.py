@@ -1,0 +1,136 @@
+"""Classical methods recovered as Fenchel games, with their rates as bound curves (SPEC §3.4–3.5).
+
+Each factory returns a :class:`Recovery` — the function, both players, weights, move order and
+rate curves — to pass to :func:`play_recovery` (or field by field to ``play_game``):
+
+* ``gd``      OMD-Euclidean (first) vs BESTRESP+, α_t = 1, γ = R/(G√T): averaged projected
+  gradient descent on the non-smooth f = G‖x − c‖ over a ball.  Curves: R²/(2γt) + γG²/2
+  (= RG/√T at t = T) [derived] and the source's R²/(2γt) + γG² (= 3RG/(2√T) at T).
+* ``smooth``  the same pairing with γ = 1/L on a smooth quadratic over ℝⁿ; curve LR²/(2t) on the
+  shifted average (1/t)Σ_{s=2}^{t+1} x_s [derived] (metric ``suboptimality_shifted``).
+* ``frank-wolfe`` FTL (first) vs BESTRESP+ (the LMO), α_t = t, on a quadratic over the simplex;
+  curve 2LD²/(t+1), D = diam K [derived].
+* ``nesterov`` optimistic FTL (first) vs OMD+ with γα_t = t/(4L), α_t = t, on a quadratic over a
+  ball; rate O(1/T²) [unconf constant: no curve, the tests check the slope].
+
+>>> rec = gd_averaging(n=3, T=100)
+>>> res = play_recovery(rec, T=100)
+>>> round(float(res.final("suboptimality").iloc[0]), 6)   # RG(1 + 1/√T)/(2√T), R = G = 1
+0.055
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from . import validation as v
+from .bounds import Bound
+from .domains import Ball, Euclidean, Simplex
+from .errors import UnknownNameError, did_you_mean
+from .fenchel import NormDistance, Quadratic, SquaredDistance
+from .learners.leader import BestResponsePlus, FTL, OptimisticFTL
+from .learners.mirror_descent import OMD, OMDPlus
+
+
+class Recovery(NamedTuple):
+    f: object
+    x_player: object
+    y_player: object
+    weights: str
+    order: str
+    bounds: list
+
+
+def _curve(name, ref, formula, fn, metric="suboptimality"):
+    prefix = "" if metric == "suboptimality" else "shifted-"
+    return Bound(prefix + name, ref, formula, {"f convex, K convex": True}, lambda s: fn(np.asarray(s.t, float)))
+
+
+def gd_averaging(n: int = 3, T: int = 1000, radius: float = 1.0, scale: float = 1.0, distance: float = 1.0,
+                 seed: int = 0) -> Recovery:
+    """Averaged GD on f = G‖x − c‖ over the ball of ``radius``; x₁ at ``distance`` R from c (SPEC §3.4)."""
+    n, T = v.integer("n", n, minimum=1), v.integer("T", T, minimum=1)
+    G, R = v.positive_float("scale", scale), v.positive_float("distance", distance)
+    u = np.random.default_rng(seed).standard_normal(n)
+    u /= np.linalg.norm(u)
+    radius = v.positive_float("radius", radius)
+    if R > 2 * radius:
+        raise v.ConfigError(f"distance must be ≤ the ball's diameter 2·radius = {2 * radius}, got {distance}")
+    c, x1 = 0.5 * R * u, -0.5 * R * u
+    f = NormDistance(Ball(n, radius), c, G)
+    gamma = R / (G * np.sqrt(T))
+    x = OMD(regularizer="euclidean", gamma=gamma, z0=[float(a) for a in x1], domain=f.domain.spec)
+    ref = "SPEC §3.4 Theorem 6.20 / Lemma 6.22"
+    bounds = [_curve("gd-RG/sqrt(T)", ref + " [derived]", f"R²/(2γt) + γG²/2, R = {R:g}, G = {G:g}, γ = {gamma:.4g}",
+                     lambda t: R * R / (2 * gamma * t) + gamma * G * G / 2),
+              _curve("gd-source-3RG/(2sqrt(T))", ref + " [src]", "R²/(2γt) + γG²",
+                     lambda t: R * R / (2 * gamma * t) + gamma * G * G)]
+    return Recovery(f, x, BestResponsePlus(), "constant", "x-first", bounds)
+
+
+def _random_psd(n, seed, lo, hi):
+    rng = np.random.default_rng(seed)
+    Q, _ = np.linalg.qr(rng.standard_normal((n, n)))
+    return (Q * np.geomspace(lo, hi, n)) @ Q.T, rng
+
+
+def smooth_gd(n: int = 5, T: int = 1000, seed: int = 0) -> Recovery:
+    """GD with γ = 1/L on a smooth strongly convex quadratic over ℝⁿ (SPEC §3.4, smooth case)."""
+    A, rng = _random_psd(v.integer("n", n, minimum=1), seed, 0.05, 1.0)
+    b = rng.standard_normal(n)
+    f = Quadratic(Euclidean(n), A, b)
+    fstar, xstar = f.minimum()
+    R, L = float(np.linalg.norm(xstar)), f.L
+    x = OMD(regularizer="euclidean", gamma=1.0 / L, domain="euclidean")
+    bound = _curve("smooth-gd-LR²/(2t)", "SPEC §3.4 smooth case [derived]", f"LR²/(2t), L = {L:.4g}, R = {R:.4g}",
+                   lambda t: L * R * R / (2 * t), metric="shifted")
+    return Recovery(f, x, BestResponsePlus(), "constant", "x-first", [bound])
+
+
+def frank_wolfe(n: int | None = None, T: int = 1000, seed: int = 0) -> Recovery:
+    """Frank–Wolfe: FTL y-player (first) vs BESTRESP+ x-player (LMO), α_t = t, on ½‖x‖² over Δₙ.
+
+    ``n`` defaults to 2T: then FW's support grows by one vertex per round and f(x̄_t) − f⋆ ≥ ½(1/t − 1/n),
+    so the 1/t rate is attained (Jaggi's lower-bound instance).
+    """
+    T = v.integer("T", T, minimum=1)
+    n = 2 * T if n is None else v.integer("n", n, minimum=2)
+    f = SquaredDistance(Simplex(n))
+    D, L = np.sqrt(2.0), f.L
+    bound = _curve("fw-2LD²/(t+1)", "SPEC §3.5 Frank–Wolfe [derived]", f"2LD²/(t+1), L = {L:.4g}, D = √2",
+                   lambda t: 2 * L * D * D / (t + 1))
+    return Recovery(f, BestResponsePlus(), FTL(), "linear", "y-first", [bound])
+
+
+def nesterov(n: int = 60, T: int = 1000, seed: int = 0, radius: float = 100.0) -> Recovery:
+    """Nesterov: optimistic FTL (first) vs OMD+ with γ = 1/(4L), α_t = t, on a badly conditioned quadratic.
+
+    Eigenvalues log-spaced in [1e-9, 1] with x⋆ equally spread over the eigenbasis, so that at every t ≤ 10⁴
+    some directions are still unresolved and the error follows the worst-case 1/t² envelope.
+    """
+    n = v.integer("n", n, minimum=2)
+    rng = np.random.default_rng(seed)
+    Q, _ = np.linalg.qr(rng.standard_normal((n, n)))
+    A = (Q * np.geomspace(1e-9, 1.0, n)) @ Q.T
+    b = -A @ (Q @ np.ones(n))
+    f = Quadratic(Ball(n, radius), A, b)
+    x = OMDPlus(regularizer="euclidean", gamma=1.0 / (4 * f.L), domain=f.domain.spec)
+    return Recovery(f, x, OptimisticFTL(), "linear", "y-first", [])
+
+
+RECOVERIES = {"gd": gd_averaging, "smooth": smooth_gd, "frank-wolfe": frank_wolfe, "nesterov": nesterov}
+
+
+def make_recovery(name: str, **params) -> Recovery:
+    """The recovery ``name`` (gd, smooth, frank-wolfe, nesterov) built with ``params``."""
+    if name not in RECOVERIES:
+        raise UnknownNameError(f"unknown recovery {name!r}{did_you_mean(name, RECOVERIES)}")
+    return RECOVERIES[name](**params)
+
+
+def play_recovery(rec: Recovery, *, T: int, replicates: int = 1, seed: int = 0, checkpoints=None):
+    """Play a :class:`Recovery` with :func:`onlinelab.game.play_game`."""
+    from .game import play_game
+    return play_game(rec.f, rec.x_player, rec.y_player, T=T, replicates=replicates, seed=seed, weights=rec.weights,
+                     order=rec.order, checkpoints=checkpoints, bounds=rec.bounds)
