@@ -1,0 +1,114 @@
+"""The Fenchel game: GD reproduces a plain PGD loop (Theorem 6.20), the duality chain, and empirical rates (SPEC §3.3–3.5)."""
+import numpy as np
+import pytest
+
+import onlinelab as ol
+from onlinelab.domains import Ball, Euclidean
+from onlinelab.errors import ConfigError, DomainError
+from onlinelab.fenchel import NormDistance, Quadratic
+from onlinelab.game import play_game
+from onlinelab.recoveries import frank_wolfe, gd_averaging, make_recovery, nesterov, play_recovery
+
+
+def slope(t, y):
+    return np.polyfit(np.log(np.asarray(t, float)), np.log(np.asarray(y, float)), 1)[0]
+
+
+@pytest.mark.parametrize("domain", [Euclidean(4), Ball(4, 0.6)], ids=["unconstrained", "ball"])
+def test_game_gd_reproduces_plain_projected_gradient_descent(domain):
+    """x_{t+1} = Π_K(x_t − γ∇f(x_t)); the game's x̄_T must equal the plain loop's average to 1e-12."""
+    rng = np.random.default_rng(3)
+    M = rng.standard_normal((4, 4))
+    A, b = M @ M.T + 0.1 * np.eye(4), rng.standard_normal(4) * 3
+    f = Quadratic(domain, A, b)
+    gamma, T, x1 = 0.05, 300, np.zeros(4)
+    x_player = ol.make_learner("omd", gamma=gamma, z0=list(x1), domain=domain.spec)
+    res = play_game(f, x_player, ol.make_learner("bestresp+"), T=T, checkpoints=[50, 100, T])
+    x, xs = x1.copy(), []
+    for _ in range(T):
+        xs.append(x)
+        x = domain.project((x - gamma * (A @ x + b))[None])[0]
+    xs = np.array(xs)
+    fstar = f.minimum()[0]
+    for t in (50, 100, T):
+        want = f.value(xs[:t].mean(axis=0)[None])[0] - fstar
+        got = res.metrics.query("metric == 'suboptimality' and t == @t").value.iloc[0]
+        assert got == pytest.approx(want, abs=1e-12)
+    if domain.kind == "ball":
+        assert np.linalg.norm(xs, axis=1).max() == pytest.approx(0.6)   # the constraint was active
+
+
+def test_gd_averaging_rate_and_bounds():
+    """Non-smooth f = G‖x − c‖ with horizon-tuned γ: f(x̄_T) ≈ RG/(2√T) (T = k(k+1) keeps the final oscillation
+    symmetric), under RG/√T; slope of log suboptimality vs log T within ±0.15 of −1/2."""
+    Ts, subs = [110, 420, 1640, 6480], []
+    for T in Ts:
+        res = play_recovery(gd_averaging(n=3, T=T), T=T, checkpoints=[T])
+        assert res.meta["game"]["breaches"] == []
+        b = res.bounds()
+        assert not b.violated.any()
+        sub = res.final("suboptimality").iloc[0]
+        assert sub <= 1.0 / np.sqrt(T)                               # RG/√T with R = G = 1
+        subs.append(sub)
+    assert abs(slope(Ts, subs) + 0.5) <= 0.15
+
+
+def test_frank_wolfe_rate():
+    """FW on ½‖x‖² over Δ_{2T}: between ½(1/t − 1/n) and 2LD²/(t+1); slope within ±0.15 of −1."""
+    T = 600
+    res = play_recovery(frank_wolfe(T=T), T=T)
+    c = res.curve("suboptimality")
+    c = c[c.t >= 10]
+    assert np.all(c["mean"] >= 0.5 * (1 / c.t - 1 / (2 * T)) - 1e-12)
+    assert not res.bounds().violated.any() and res.meta["game"]["breaches"] == []
+    assert abs(slope(c.t, c["mean"]) + 1) <= 0.15
+
+
+def test_nesterov_rate():
+    """Optimistic FTL vs OMD+ with α_t = t: slope of log suboptimality within ±0.15 of −2 over t ∈ [20, 1000]."""
+    res = play_recovery(nesterov(), T=1000)
+    c = res.curve("suboptimality")
+    c = c[c.t >= 20]
+    assert res.meta["game"]["breaches"] == []
+    assert abs(slope(c.t, c["mean"]) + 2) <= 0.15
+
+
+def test_smooth_gd_shifted_average_bound():
+    res = play_recovery(make_recovery("smooth", n=4), T=400)
+    b = res.bounds()
+    assert b.holds.all() and not b.violated.any()
+
+
+def test_chain_holds_for_other_pairings_and_result_api(tmp_path):
+    """suboptimality ≤ gap ≤ sum of average regrets for several player pairs; save/load/plot work."""
+    f = NormDistance(Ball(3, 1.0), center=[0.2, -0.1, 0.3], scale=2.0)
+    pairs = [("ftrl", "ftl+"), ("omd", "ftl+"), ("ftrl+", "ftl")]
+    for xname, yname in pairs:
+        x = ol.make_learner(xname, domain="ball:1")
+        order = "y-first" if xname.endswith("+") else "x-first"
+        res = play_game(f, x, ol.make_learner(yname), T=200, replicates=2, order=order)
+        for t, df in res.metrics[res.metrics.metric.isin(["suboptimality", "gap", "regret"])].groupby("t"):
+            v = df.pivot(index="replicate", columns="metric", values="value")
+            assert np.all(v.suboptimality <= v.gap + 1e-9) and np.all(v.gap <= v.regret + 1e-9)
+    s = res.summary()
+    assert {"suboptimality", "gap", "regret"} <= set(s.columns)
+    path = res.save(tmp_path / "game")
+    back = ol.load_run(path)
+    assert back.metrics.equals(res.metrics)
+    import matplotlib
+    matplotlib.use("Agg")
+    assert type(res.plot()).__name__ == "Axes"
+
+
+def test_game_bad_input():
+    f = NormDistance(Ball(3, 1.0), center=[0.0, 0.0, 0.0])
+    with pytest.raises(ConfigError, match="only the second mover"):
+        play_game(f, ol.make_learner("bestresp+"), ol.make_learner("ftl"), T=3, order="x-first")
+    with pytest.raises(DomainError, match="no gradient oracle"):
+        play_game(f, ol.make_learner("omd", domain="ball:1"), ol.make_learner("omd"), T=3)
+    with pytest.raises(ConfigError, match="weights must be > 0"):
+        play_game(f, ol.make_learner("omd", domain="ball:1"), ol.make_learner("bestresp+"), T=3, weights=-1.0)
+    with pytest.raises(ConfigError, match="order must be one of"):
+        play_game(f, ol.make_learner("omd"), ol.make_learner("bestresp+"), T=3, order="x-last")
+    with pytest.raises(ol.errors.UnknownNameError, match="did you mean 'nesterov'"):
+        make_recovery("nesterow")
