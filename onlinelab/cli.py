@@ -18,7 +18,8 @@ import pandas as pd
 from .errors import OnlinelabError
 
 
-def _print_summary(result, stream=sys.stdout) -> int:
+def _print_summary(result, stream=None) -> int:
+    stream = stream or sys.stdout
     s = result.summary()
     cols = ["learner", "environment", "regret", "ci_low", "ci_high", "bound", "bound_name", "ratio",
             "us_per_replicate_round"]
@@ -35,6 +36,8 @@ def cmd_run(args) -> int:
     from . import config as C
     from .experiments import default_config, run_experiment
     data = default_config() if args.config is None else C.load_toml(args.config)
+    if "game" in data:  # a Fenchel game config (onlinelab.game_config)
+        return _run_game(data, args)
     try:
         result, path = run_experiment(data, seed=args.seed, rounds=args.rounds, replicates=args.replicates,
                                       out=args.out, progress=not args.quiet)
@@ -47,6 +50,21 @@ def cmd_run(args) -> int:
     status = _print_summary(result)
     print(f"run directory: {path}")
     return status
+
+
+def _run_game(data, args) -> int:
+    import pathlib
+
+    from .experiments import run_id
+    from .game_config import run_game_config
+    result, resolved = run_game_config(data, seed=args.seed, rounds=args.rounds, replicates=args.replicates)
+    path = pathlib.Path(args.out) if args.out else pathlib.Path("runs") / run_id(resolved["run"]["name"],
+                                                                               resolved["run"]["seed"])
+    result.save(path, config=resolved)
+    with pd.option_context("display.width", 200, "display.max_columns", 20, "display.float_format", "{:.4g}".format):
+        print(result.summary().to_string(index=False))
+    print(f"run directory: {path}")
+    return 3 if result.meta["game"]["breaches"] or len(result.violations()) else 0
 
 
 def cmd_list(args) -> int:
