@@ -36,8 +36,7 @@ def solve_shift(c: np.ndarray, max_iter: int = 100) -> tuple[np.ndarray, np.ndar
     Returns ``(s, newton_steps)``.  Stops at |φ| ≤ 8 ε Σ(c+s)⁻¹ or bracket width ≤ 4 ε s (SPEC §1.4).
     """
     c = np.asarray(c, dtype=float)
-    n = c.shape[0]
-    d = c.shape[1]
+    n, d = c.shape
     # Lower bound of the root: for the k smallest c's, Jensen gives k/(mean_k c + s*) ≤ Σ_{i≤k} 1/(c_i + s*) ≤ 1,
     # so s* ≥ max_k (k − mean_k c).  Start there: left of the root, where Newton on the convex decreasing φ
     # climbs monotonically without overshoot.
@@ -46,27 +45,21 @@ def solve_shift(c: np.ndarray, max_iter: int = 100) -> tuple[np.ndarray, np.ndar
     hi = np.full(n, float(d))
     s = lo.copy()
     steps = np.zeros(n, dtype=int)
-    active = np.ones(n, dtype=bool)
-    for _ in range(max_iter):
-        idx = np.flatnonzero(active)
-        if idx.size == 0:
-            break
-        inv = 1.0 / (c[idx] + s[idx, None])
+    for _ in range(max_iter):  # all rows at once; converged rows are frozen by the mask
+        inv = 1.0 / (c + s[:, None])
         total = inv.sum(axis=1)
         phi = total - 1.0
-        done = (np.abs(phi) <= 8 * EPS * total) | (hi[idx] - lo[idx] <= 4 * EPS * s[idx])
-        active[idx[done]] = False
-        keep = ~done
-        idx, inv, phi = idx[keep], inv[keep], phi[keep]
-        if idx.size == 0:
+        done = (np.abs(phi) <= 8 * EPS * total) | (hi - lo <= 4 * EPS * s)
+        if done.all():
             break
+        live = ~done
+        steps += live
         pos = phi > 0
-        lo[idx[pos]] = s[idx[pos]]
-        hi[idx[~pos]] = s[idx[~pos]]
-        newton = s[idx] + phi / (inv ** 2).sum(axis=1)
-        inside = (newton > lo[idx]) & (newton < hi[idx])
-        s[idx] = np.where(inside, newton, 0.5 * (lo[idx] + hi[idx]))
-        steps[idx] += 1
+        lo = np.where(live & pos, s, lo)
+        hi = np.where(live & ~pos, s, hi)
+        newton = s + phi / np.einsum("ij,ij->i", inv, inv)
+        inside = (newton > lo) & (newton < hi)
+        s = np.where(live, np.where(inside, newton, 0.5 * (lo + hi)), s)
     return s, steps
 
 

@@ -35,7 +35,7 @@ class MatrixLoss:
 
     def quad(self, w: np.ndarray) -> np.ndarray:
         """wᵀ L w per replicate, w: (R, d) → (R,)."""
-        return np.einsum("ri,rij,rj->r", w, self.dense(), w, optimize=True)
+        return np.einsum("ri,ri->r", w, np.einsum("rij,rj->ri", self.dense(), w))
 
     def in_basis(self, U: np.ndarray) -> np.ndarray:
         """Uᵀ L U per replicate: the loss in the learner's eigen-coordinates."""
@@ -44,7 +44,7 @@ class MatrixLoss:
     def mixed_value(self, mixed) -> np.ndarray:
         """⟨W, L⟩ per replicate for a mixed strategy (EigenPlay or dense (R, d, d))."""
         if isinstance(mixed, EigenPlay):
-            diag = np.einsum("rik,rij,rjk->rk", mixed.U, self.dense(), mixed.U, optimize=True)
+            diag = np.einsum("rik,rik->rk", mixed.U, self.dense() @ mixed.U)  # u_kᵀ L u_k
             return np.einsum("rk,rk->r", mixed.lam, diag)
         return np.einsum("rij,rij->r", np.asarray(mixed), self.dense())
 
@@ -92,7 +92,7 @@ class MatrixLoss:
                 if norm[worst] > bound * (1 + 1e-9):
                     raise LossError(
                         f"{where}: ‖L‖₂ = {norm[worst]:.6g} in replicate {worst} exceeds the declared bound "
-                        f"{bound:g}; scale the loss down or declare loss_bound = {float(np.ceil(norm[worst] * 100) / 100):g}"
+                        f"{bound:g}; scale the loss down or declare loss_bound = {float(np.ceil(norm[worst] * 100 - 1e-6) / 100):g}"
                     )
         if psd is not None:
             scale = max(1.0, bound or 1.0)
@@ -151,7 +151,7 @@ class FactoredLoss(MatrixLoss):
         return self.factors.shape[0], self.factors.shape[1]
 
     def dense(self):
-        return np.einsum("rik,k,rjk->rij", self.factors, self.coef, self.factors, optimize=True)
+        return (self.factors * self.coef) @ np.swapaxes(self.factors, 1, 2)
 
     def quad(self, w):
         proj = np.einsum("ri,rik->rk", w, self.factors)
@@ -159,13 +159,14 @@ class FactoredLoss(MatrixLoss):
 
     def in_basis(self, U):
         y = np.swapaxes(U, 1, 2) @ self.factors
-        return np.einsum("rik,k,rjk->rij", y, self.coef, y, optimize=True)
+        return (y * self.coef) @ np.swapaxes(y, 1, 2)
 
     def mixed_value(self, mixed):
         if isinstance(mixed, EigenPlay):
             y = np.swapaxes(mixed.U, 1, 2) @ self.factors  # (R, d, k)
             return np.einsum("ri,rik,k->r", mixed.lam, y ** 2, self.coef)
-        return np.einsum("rik,rij,rjk,k->r", self.factors, np.asarray(mixed), self.factors, self.coef, optimize=True)
+        wx = np.asarray(mixed) @ self.factors  # (R, d, k)
+        return np.einsum("rik,rik,k->r", self.factors, wx, self.coef)
 
     def spectral_norm(self):
         if self.factors.shape[2] == 1:

@@ -55,7 +55,7 @@ class EigenPlay:
     U: np.ndarray
 
     def dense(self) -> np.ndarray:
-        return np.einsum("rik,rk,rjk->rij", self.U, self.lam, self.U, optimize=True)
+        return (self.U * self.lam[:, None, :]) @ np.swapaxes(self.U, 1, 2)
 
     def eig(self) -> tuple[np.ndarray, np.ndarray]:
         return self.lam, self.U
