@@ -76,6 +76,11 @@ class LinearTerms:
     def plus(self, other: "LinearTerms") -> "LinearTerms":
         return LinearTerms(self.G + other.G)
 
+    def add_(self, other: "LinearTerms") -> "LinearTerms":
+        """In-place sum (the comparator owns its accumulator)."""
+        self.G += other.G
+        return self
+
     def pooled(self) -> "LinearTerms":
         return LinearTerms(self.G.mean(axis=0, keepdims=True))
 
@@ -91,6 +96,7 @@ class LinearLoss(VectorLoss):
     def __init__(self, G, domain):
         self.G = np.asarray(G, dtype=float)
         self.domain = domain
+        self._inf = None
         if self.G.ndim != 2:
             raise LossError(f"LinearLoss needs G of shape (R, n), got {self.G.shape}")
 
@@ -98,10 +104,17 @@ class LinearLoss(VectorLoss):
     def shape(self):
         return self.G.shape
 
+    @property
+    def _absmax(self):  # ‖G‖∞ per replicate, computed once (validate and statistics both need it)
+        if self._inf is None:
+            self._inf = np.abs(self.G).max(axis=1)
+        return self._inf
+
     def validate(self, where, R, d, bound, psd=None):
-        self._validate_common(where, R, d, [self.G])
+        if self.shape != (R, d) or not np.all(np.isfinite(self._absmax)):   # NaN/inf propagate through max
+            self._validate_common(where, R, d, [self.G])
         simplex = self.domain.kind in ("simplex", "capped-simplex")
-        self._check_bound(where, bound, np.abs(self.G).max(axis=1) if simplex else np.linalg.norm(self.G, axis=1))
+        self._check_bound(where, bound, self._absmax if simplex else np.linalg.norm(self.G, axis=1))
 
     def mixed_value(self, mixed):
         return _dot(self.G, np.asarray(mixed))
@@ -113,7 +126,7 @@ class LinearLoss(VectorLoss):
         return LinearTerms(self.G)
 
     def statistics(self):
-        return {"spec_sq": np.abs(self.G).max(axis=1) ** 2, "fro_sq": _dot(self.G, self.G)}
+        return {"spec_sq": self._absmax ** 2, "fro_sq": _dot(self.G, self.G)}
 
     def comparator(self, replicates, d):
         return LeaderComparator(self.domain, lambda terms, x: _dot(terms.G, x))
@@ -189,7 +202,12 @@ class LeaderComparator:
 
     def add(self, loss) -> None:
         t = loss.terms()
-        self.terms = t if self.terms is None else self.terms.plus(t)
+        if self.terms is None:
+            self.terms = t.scaled(1.0)                     # a private copy
+        elif hasattr(self.terms, "add_"):
+            self.terms.add_(t)
+        else:
+            self.terms = self.terms.plus(t)
 
     def value(self) -> np.ndarray:
         return self._value(self.terms, self.terms.argmin(self.domain))

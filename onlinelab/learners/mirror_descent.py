@@ -73,9 +73,11 @@ class _Mirror(OCOLearner):
         return g if state.acc is None else state.acc + g
 
     def update(self, state: OCOState, play: Play, feedback, rng) -> OCOState:
-        g = self.alpha(state.t + 1) * linear_term(feedback.loss, play.mixed, self.name)
-        return OCOState(self._next_point(state, play, g), self._acc(state, g), g / self.alpha(state.t + 1),
-                        state.t + 1, state.scale, state.dom)
+        raw = linear_term(feedback.loss, play.mixed, self.name)
+        a = self.alpha(state.t + 1)
+        g = raw if a == 1.0 else a * raw
+        return OCOState(self._next_point(state, play, g), self._acc(state, g), raw, state.t + 1, state.scale,
+                        state.dom)
 
     def _next_point(self, state, play, g):
         return play.mixed
