@@ -132,3 +132,24 @@ class SubspaceLearner(Learner):
 
     def diagnostics(self, state) -> dict:
         return {"orthonormality_error": orthonormality_error(self.subspace(state))}
+
+
+def fit(learner, env, rounds: int, replicates: int = 1, seed: int = 0, check=None):
+    """Run ``learner`` on ``rounds`` rounds of ``env`` outside the simulator and return its final state.
+
+    The same seeding as :func:`onlinelab.simulate` uses for labels "fit"; ``check(state)``, if given,
+    is called after every update (tests use it for invariants).  For embeddings and experiments
+    that need the learned basis itself rather than a metrics table.
+    """
+    from .protocol import Context, Feedback
+    from .rng import BatchRNG
+    rounds = v.integer("rounds", rounds, minimum=1)
+    env = env.clone()
+    env.reset(BatchRNG.from_seed(seed, "environment", "fit", replicates), rounds)
+    rng = BatchRNG.from_seed(seed, "learner", "fit", replicates)
+    state = learner.init(Context(d=env.d, T=rounds, replicates=replicates), rng)
+    for t in range(1, rounds + 1):
+        state = learner.update(state, learner.act(state, rng), Feedback("full", loss=env.emit(t, None)), rng)
+        if check is not None:
+            check(state)
+    return state

@@ -4,23 +4,14 @@ import pytest
 
 import onlinelab as ol
 from onlinelab.linalg import orthonormality_error
-from onlinelab.protocol import Context, Feedback
-from onlinelab.rng import BatchRNG
+from onlinelab.streaming import fit
 from onlinelab.streaming_losses import SampleLoss
 from onlinelab.subspace_metrics import sin2_theta
 
 
 def _drive(learner, env, samples, block, R=2, seed=0, check=None):
-    """Feed ``samples`` draws of ``env`` to ``learner`` in blocks by calling init/act/update directly."""
-    env.reset(BatchRNG.from_seed(seed, "environment", "e", R), samples // block)
-    rng = BatchRNG.from_seed(seed, "learner", "l", R)
-    state = learner.init(Context(d=env.d, T=samples // block, replicates=R), rng)
-    for t in range(1, samples // block + 1):
-        loss = env.emit(t, None)
-        state = learner.update(state, learner.act(state, rng), Feedback("full", loss=loss), rng)
-        if check is not None:
-            check(state)
-    return state
+    """Feed ``samples`` draws of ``env`` (``block`` per round) to ``learner`` outside the simulator."""
+    return fit(learner, env, samples // block, replicates=R, seed=seed, check=check)
 
 
 def test_oja_sin2_decays_like_one_over_n():
