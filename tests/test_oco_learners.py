@@ -126,3 +126,24 @@ def test_bad_input_errors():
     with pytest.raises(DomainError, match="needs a first-order oracle"):
         omd.update(omd.init(ctx, None), ol.Play(np.ones((1, 3)) / 3), ol.Feedback("full", loss=NoOracle()), None)
     assert Simplex(3).n == 3
+
+
+def test_quadratic_ball_learners_under_bounds_and_comparator_exact():
+    """Convex quadratics on the ball: linearised FTRL/OMD under their bounds, FTL+ ≤ 0; the comparator is optimal
+    (no point of a fine random sample of the ball beats it on the summed loss)."""
+    env = ol.make_environment("quadratic-ball", d=3)
+    res = ol.simulate(env, {"ftrl": ol.make_learner("ftrl"), "omd": ol.make_learner("omd"),
+                            "ftl": ol.make_learner("ftl"), "ftl+": ol.make_learner("ftl+")}, T=200, replicates=2)
+    b = res.bounds()
+    assert b.holds.all() and not b.violated.any()
+    assert (res.final("regret")["ftl+"] <= 1e-9).all()
+    env.reset(ol.rng.BatchRNG.from_seed(0, "environment", "quadratic-ball(d=3)", 2), 200)
+    A, bsum = 0, 0
+    for t in range(1, 201):
+        q = env.emit(t, None)
+        A, bsum = A + q.A, bsum + q.b
+    pts = np.random.default_rng(0).normal(size=(20000, 3))
+    pts *= np.random.default_rng(1).random((20000, 1)) ** (1 / 3) / np.linalg.norm(pts, axis=1, keepdims=True)
+    vals = 0.5 * np.einsum("pi,rij,pj->rp", pts, A, pts) + bsum @ pts.T
+    comp = res.final("comparator_loss")["ftl"].to_numpy()
+    assert np.all(comp <= vals.min(axis=1) + 1e-9)
