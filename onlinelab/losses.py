@@ -7,9 +7,9 @@ it on demand.  The comparator of SPEC §1.1/§2 is ``λ_min(Σ_t L_t)`` (best fi
 
 >>> import numpy as np
 >>> L = FactoredLoss(np.array([[1.0, 0.0]]), coef=-1.0)   # L = -e1 e1ᵀ, one replicate
->>> L.dense()[0]
-array([[-1., -0.],
-       [-0., -0.]])
+>>> L.dense()[0] + 0.0
+array([[-1.,  0.],
+       [ 0.,  0.]])
 >>> float(L.quad(np.array([[1.0, 0.0]]))[0])
 -1.0
 """
