@@ -4,6 +4,7 @@
     onlinelab run CONFIG.toml --seed 3 --rounds 500 --replicates 8 --out runs/mine
     onlinelab list                     # registered learners and environments
     onlinelab report runs/<run-id>     # print a saved run's summary again
+    onlinelab check env NAME           # conformance checks on your environment (or: check learner NAME)
 
 Exit status: 0 success, 2 bad input, 1 a run that failed midway (its completed part is
 saved), 3 a bound whose assumptions held was violated.
@@ -85,6 +86,18 @@ def cmd_report(args) -> int:
     return _print_summary(result)
 
 
+def cmd_check(args) -> int:
+    from .checks import check_environment, check_learner
+    if args.kind == "env":
+        passed = check_environment(args.name, learner=args.partner, T=args.rounds)
+    else:
+        passed = check_learner(args.name, env=args.partner, T=args.rounds)
+    for name in passed:
+        print(f"  ok  {name}")
+    print(f"{args.kind} {args.name!r}: all {len(passed)} checks passed")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="onlinelab", description="Simulate online learners against environments "
                                 "and compare their regret with theoretical bounds.")
@@ -99,6 +112,12 @@ def build_parser() -> argparse.ArgumentParser:
     r.set_defaults(func=cmd_run)
     ls = sub.add_parser("list", help="list registered learners and environments")
     ls.set_defaults(func=cmd_list)
+    chk = sub.add_parser("check", help="run the conformance checks on a registered environment or learner")
+    chk.add_argument("kind", choices=["env", "learner"])
+    chk.add_argument("name", help="registered name (see `onlinelab list`)")
+    chk.add_argument("--with", dest="partner", help="the learner (for env) or environment (for learner) to play")
+    chk.add_argument("--rounds", type=int, default=30)
+    chk.set_defaults(func=cmd_check)
     rep = sub.add_parser("report", help="print the summary of a saved run")
     rep.add_argument("run_dir")
     rep.set_defaults(func=cmd_report)

@@ -58,6 +58,10 @@ class StorageError(OnlinelabError, OSError):
     """A run directory is missing, incomplete, or not in the onlinelab format."""
 
 
+class CheckError(OnlinelabError, AssertionError):
+    """A user's learner or environment failed a conformance check (``onlinelab check``)."""
+
+
 class BoundViolationWarning(UserWarning):
     """A learner's mean regret exceeded a bound whose assumptions all held: a bug or a wrong constant."""
 

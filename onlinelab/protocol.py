@@ -126,3 +126,12 @@ def frozen(array: np.ndarray) -> np.ndarray:
     view = np.asarray(array).view()
     view.flags.writeable = False
     return view
+
+
+def frozen_mixed(mixed):
+    """A read-only view of a mixed strategy (arrays, or a dataclass/NamedTuple of arrays) for environments."""
+    if isinstance(mixed, np.ndarray):
+        return frozen(mixed)
+    if isinstance(mixed, EigenPlay):
+        return EigenPlay(frozen(mixed.lam), frozen(mixed.U))
+    return mixed

@@ -30,7 +30,7 @@ from .base import Environment, Learner
 from .errors import ConfigError, OnlinelabError, ProtocolError, SimulationError
 from .metrics import LossTracker, Recorder
 from .progress import Progress
-from .protocol import Context, Feedback, HistoryView, frozen
+from .protocol import Context, Feedback, HistoryView, frozen, frozen_mixed
 from .registry import make_environment
 from .result import Result, build_result
 from .rng import BatchRNG
@@ -121,7 +121,7 @@ class _Slot:
         t1 = time.perf_counter()
         loss = shared_loss
         if loss is None:  # adaptive: this learner's own environment sees the history, not the action
-            loss = self.env.emit(t, HistoryView(t, play.mixed, self.actions, self.losses))
+            loss = self.env.emit(t, HistoryView(t, frozen_mixed(play.mixed), self.actions, self.losses))
             validate(loss, t)
             self.tracker.add(loss)
         expected = loss.mixed_value(play.mixed)

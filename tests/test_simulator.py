@@ -161,3 +161,15 @@ def test_one_simpy_event_per_round():
     finally:
         simpy.Environment.step = original
     assert counts["n"] - short - short == 30  # same constant overhead, then exactly one event per extra round
+
+
+def test_adaptive_environment_cannot_write_into_the_mixed_strategy():
+    class Scribbler(ol.Environment):
+        adaptive = True
+
+        def emit(self, t, history):
+            history.mixed.U[:, 0, 0] = 3.0
+            return ol.FactoredLoss(history.mixed.top_vector(), coef=1.0)
+
+    with pytest.raises(SimulationError, match="read-only"):
+        ol.simulate(Scribbler(d=3), [ol.make_learner("meg")], T=3)

@@ -1,0 +1,185 @@
+"""Conformance checkers for user code: ``check_environment`` and ``check_learner`` (``onlinelab check``).
+
+Each runs a short simulation and a set of contract checks, and raises
+:class:`~onlinelab.errors.CheckError` naming the first one that fails and how to fix it.
+What is checked:
+
+* parameters: ``get_params()`` lists every ``__init__`` argument, ``clone()`` rebuilds an
+  equal object, and a fresh instance pickles (runs on other processes need that);
+* a run of ``T`` rounds through :func:`onlinelab.simulate`, which validates every loss
+  (shape, symmetry, finite values, the declared norm bound and sign) at the round it appears;
+* determinism: the same seed gives identical metrics, bit for bit;
+* environments: an adaptive one must not write into what the history view shows it
+  (the learner's mixed strategy, past actions); the current action is never shown;
+* learners: ``update`` must not modify the state it was given (explicit state), and the
+  feedback kind must be one the simulator knows.
+
+>>> check_environment("switching", T=10)
+['parameters', 'pickle', 'run', 'deterministic', 'seed changes the losses']
+"""
+from __future__ import annotations
+
+import copy
+import pickle
+
+import numpy as np
+
+from .base import Environment, Learner
+from .errors import CheckError, ConfigError
+from .protocol import Context, Feedback, HistoryView
+from .registry import make_environment, make_learner
+from .rng import BatchRNG
+
+# a learner that can play each kind of domain, for checking an environment on its own
+REFERENCE_LEARNERS = {"spectraplex": "meg", "simplex": "ftrl", "euclidean": "sgd"}
+
+
+def _fresh(obj, maker):
+    return maker(obj) if isinstance(obj, str) else obj
+
+
+def _check_params(obj) -> None:
+    kind = type(obj).__name__
+    try:
+        params = obj.get_params()
+        twin = obj.clone()
+    except Exception as exc:
+        raise CheckError(f"{kind}: parameters: {exc}; store every __init__ argument as an attribute of the same "
+                         "name and accept it back as a keyword") from exc
+    if repr(twin.get_params()) != repr(params):
+        raise CheckError(f"{kind}: clone() gave parameters {twin.get_params()!r}, expected {params!r}; "
+                         "__init__ must store its arguments unchanged (or normalised idempotently)")
+    try:
+        pickle.loads(pickle.dumps(twin))
+    except Exception as exc:
+        raise CheckError(f"{kind}: does not pickle ({exc}); keep lambdas and open resources out of the object") from exc
+
+
+def _metrics(env, learner, T, R, seed):
+    from .simulator import simulate
+    res = simulate(env, {"checked": learner}, T=T, replicates=R, seed=seed)
+    m = res.metrics
+    return m[m.metric != "runtime_s"].reset_index(drop=True)
+
+
+def _snapshot(obj):
+    if isinstance(obj, np.ndarray):
+        return obj.copy()
+    if hasattr(obj, "__dict__") or hasattr(obj, "_asdict") or isinstance(obj, (tuple, list, dict)):
+        return copy.deepcopy(obj)
+    return obj
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return np.array_equal(np.asarray(a), np.asarray(b), equal_nan=True)
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if hasattr(a, "__dict__") and hasattr(b, "__dict__"):
+        return _same(vars(a), vars(b))
+    return a == b
+
+
+def _reference_learner(env) -> Learner:
+    """The environment's ``reference_learner`` attribute, else a learner for its ``domain``."""
+    name = getattr(env, "reference_learner", None) or REFERENCE_LEARNERS.get(getattr(env, "domain", "spectraplex"))
+    if name is None:
+        raise ConfigError(f"no reference learner for domain {getattr(env, 'domain', None)!r}; pass learner=... "
+                          "(or set the environment class attribute reference_learner = '<registered name>')")
+    return make_learner(name)
+
+
+def check_environment(env, learner=None, *, T: int = 30, replicates: int = 2, seed: int = 0) -> list[str]:
+    """Run the conformance checks on ``env`` (an instance or a registered name); returns the checks passed."""
+    env = _fresh(env, make_environment)
+    if not isinstance(env, Environment):
+        raise CheckError(f"{env!r} is not an onlinelab.Environment; subclass onlinelab.Environment")
+    learner = _fresh(learner, make_learner) if learner is not None else _reference_learner(env)
+    passed = []
+    _check_params(env)
+    passed += ["parameters", "pickle"]
+    first = _metrics(env.clone(), learner.clone(), T, replicates, seed)
+    passed.append("run")
+    if not first.equals(_metrics(env.clone(), learner.clone(), T, replicates, seed)):
+        raise CheckError(f"{type(env).__name__}: the same seed gave different metrics; draw randomness only from "
+                         "self.rng (set by reset) and keep no state across runs outside reset()")
+    passed.append("deterministic")
+    other = _metrics(env.clone(), learner.clone(), T, replicates, seed + 1)
+    comp = lambda m: m[m.metric == "comparator_loss"].value.to_numpy()  # noqa: E731
+    passed.append("seed changes the losses" if not np.array_equal(comp(first), comp(other)) else "losses do not depend on the seed")
+    if env.adaptive:
+        _check_history_untouched(env.clone(), learner.clone(), T, replicates, seed)
+        passed.append("history untouched")
+    return passed
+
+
+def _check_history_untouched(env, learner, T, R, seed) -> None:
+    ctx = Context(d=env.d, T=T, replicates=R, loss_bound=env.loss_bound, psd=env.psd, adaptive=True,
+                  domain=getattr(env, "domain", "spectraplex"))
+    rng = BatchRNG.from_seed(seed, "learner", "check", R)
+    env.reset(BatchRNG.from_seed(seed, "environment", "check", R), T)
+    state, actions, losses = learner.init(ctx, rng), [], []
+    for t in range(1, min(T, 10) + 1):
+        play = learner.act(state, rng)
+        before = _snapshot(play.mixed)
+        loss = env.emit(t, HistoryView(t, play.mixed, actions, losses))
+        if not _same(before, play.mixed):
+            raise CheckError(f"{type(env).__name__}: emit() modified the learner's mixed strategy in round {t}; "
+                             "copy arrays before changing them")
+        fb = Feedback("full", loss=loss) if learner.feedback == "full" else \
+            Feedback("bandit", value=loss.action_value(play.action))
+        state = learner.update(state, play, fb, rng)
+        if play.action is not None:
+            actions.append(play.action)
+        losses.append(loss)
+
+
+def check_learner(learner, env=None, *, T: int = 30, replicates: int = 2, seed: int = 0) -> list[str]:
+    """Run the conformance checks on ``learner`` (an instance or a registered name) against ``env``."""
+    learner = _fresh(learner, make_learner)
+    if not isinstance(learner, Learner):
+        raise CheckError(f"{learner!r} is not an onlinelab.Learner; subclass onlinelab.Learner")
+    if env is None:
+        env = getattr(learner, "reference_environment", None) or "spiked-covariance"
+    env = _fresh(env, make_environment)
+    if learner.feedback not in ("full", "bandit", "first_order"):
+        raise CheckError(f"{type(learner).__name__}.feedback = {learner.feedback!r}; use 'full', 'bandit' or "
+                         "'first_order'")
+    passed = ["feedback kind"]
+    _check_params(learner)
+    passed += ["parameters", "pickle"]
+    first = _metrics(env.clone(), learner.clone(), T, replicates, seed)
+    passed.append("run")
+    if not first.equals(_metrics(env.clone(), learner.clone(), T, replicates, seed)):
+        raise CheckError(f"{type(learner).__name__}: the same seed gave different metrics; draw randomness only "
+                         "from the rng passed to act/update")
+    passed.append("deterministic")
+    _check_state_untouched(learner.clone(), env.clone(), T, replicates, seed)
+    passed.append("update leaves its input state untouched")
+    return passed
+
+
+def _check_state_untouched(learner, env, T, R, seed) -> None:
+    from .simulator import simulate  # noqa: F401  (same validation path as a run)
+    ctx = Context(d=env.d, T=T, replicates=R, loss_bound=env.loss_bound, psd=env.psd, adaptive=env.adaptive,
+                  domain=getattr(env, "domain", "spectraplex"))
+    rng = BatchRNG.from_seed(seed, "learner", "check", R)
+    env.reset(BatchRNG.from_seed(seed, "environment", "check", R), T)
+    state, actions, losses = learner.init(ctx, rng), [], []
+    for t in range(1, min(T, 10) + 1):
+        play = learner.act(state, rng)
+        loss = env.emit(t, HistoryView(t, play.mixed, actions, losses) if env.adaptive else None)
+        if learner.feedback == "bandit":
+            fb = Feedback("bandit", value=loss.action_value(play.action))
+        elif learner.feedback == "first_order":
+            fb = Feedback("first_order", gradient=loss.gradient(play.mixed), value=loss.mixed_value(play.mixed))
+        else:
+            fb = Feedback("full", loss=loss)
+        before = _snapshot(state)
+        new = learner.update(state, play, fb, rng)
+        if not _same(before, state):
+            raise CheckError(f"{type(learner).__name__}.update modified its input state in round {t}; return a new "
+                             "state (copy arrays before writing into them)")
+        state = new

@@ -1,0 +1,73 @@
+"""The conformance checkers catch what they promise to catch, and the built-ins pass them."""
+import numpy as np
+import pytest
+
+import onlinelab as ol
+from onlinelab import cli
+from onlinelab.checks import check_environment, check_learner
+from onlinelab.errors import CheckError
+from onlinelab.learners import MEG
+
+
+@pytest.mark.parametrize("name", ["spiked-covariance", "switching", "ftl-alternating", "top-direction"])
+def test_builtin_spectraplex_environments_conform(name):
+    passed = check_environment(name, T=12)
+    assert {"parameters", "pickle", "run", "deterministic"} <= set(passed)
+
+
+@pytest.mark.parametrize("params", [{"sampler": "dense"}, {"sampler": "sparse"}, {"sampler": None}])
+def test_logdet_conforms(params):
+    assert "update leaves its input state untouched" in check_learner(ol.make_learner("logdet-omd", **params), T=12)
+
+
+class Unseeded(ol.Environment):
+    def emit(self, t, history):
+        x = np.random.default_rng().standard_normal((self.replicates, self.d))
+        return ol.FactoredLoss(x / np.linalg.norm(x, axis=1, keepdims=True))
+
+
+class Scribbler(ol.Environment):
+    adaptive = True
+
+    def emit(self, t, history):
+        history.mixed.lam[:, 0] += 0.1
+        return ol.FactoredLoss(history.mixed.top_vector(), coef=1.0)
+
+
+class InPlace(MEG):
+    def update(self, state, play, feedback, rng):
+        state.H[...] -= state.eta * feedback.loss.dense()
+        return state
+
+
+def test_unseeded_randomness_is_caught():
+    with pytest.raises(CheckError, match="the same seed gave different metrics; draw randomness only from self.rng"):
+        check_environment(Unseeded(d=3), T=5)
+
+
+def test_parameters_not_stored_are_caught():
+    class Forgetful(ol.Environment):
+        def __init__(self, d: int = 3, scale: float = 1.0):
+            super().__init__(d=d)
+
+        def emit(self, t, history):
+            return ol.FactoredLoss(np.ones((self.replicates, self.d)) / np.sqrt(self.d))
+
+    with pytest.raises(CheckError, match="missing: scale"):
+        check_environment(Forgetful(), T=3)
+
+
+def test_writing_into_the_mixed_strategy_is_caught():
+    with pytest.raises(CheckError, match="emit\\(\\) modified the learner's mixed strategy in round 1"):
+        check_environment(Scribbler(d=3), T=5)
+
+
+def test_a_learner_that_mutates_its_state_is_caught():
+    with pytest.raises(CheckError, match="update modified its input state in round 1"):
+        check_learner(InPlace(), T=5)
+
+
+def test_cli_check(capsys):
+    assert cli.main(["check", "env", "switching", "--rounds", "8"]) == 0
+    assert "all 5 checks passed" in capsys.readouterr().out
+    assert cli.main(["check", "learner", "nope"]) == 2
