@@ -35,6 +35,7 @@ class SubspaceStream(ol.Environment):
 
     psd = False
     loss_bound = float("inf")  # Gaussian samples have no norm bound; data streams set their own
+    reference_learner = "oja"  # what `onlinelab check env` runs against these streams
 
     def truth(self) -> tuple[np.ndarray, np.ndarray]:
         raise NotImplementedError

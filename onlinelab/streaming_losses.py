@@ -40,9 +40,21 @@ class SampleLoss(FactoredLoss):
         return self.factors
 
     def statistics(self) -> dict:
-        """Cheap per-round sums (no eigendecomposition): ‖L‖_F² and the mean energy (1/b)Σ‖x_j‖²."""
-        energy = np.einsum("rib,rib->r", self.factors, self.factors) / self.factors.shape[2]
-        return {"fro_sq": self.frobenius_sq(), "energy": energy}
+        """Per-round sums: ‖L‖₂², ‖L‖_F² and the mean energy (1/b)Σ‖x_j‖², without a d × d matrix.
+
+        ‖L‖₂ is λ_max of the b × b Gram matrix ``XᵀX/b`` when b ≤ 64; for bigger blocks it is
+        replaced by its upper bound ‖L‖_F (bounds that grow with Σ‖L‖₂² stay valid, only looser).
+        """
+        fro_sq = self.frobenius_sq()
+        X, b = self.factors, self.factors.shape[2]
+        energy = np.einsum("rib,rib->r", X, X) / b
+        if b == 1:
+            spec_sq = energy ** 2
+        elif b <= 64:
+            spec_sq = (np.linalg.eigvalsh(np.swapaxes(X, 1, 2) @ X)[:, -1] / b) ** 2
+        else:
+            spec_sq = fro_sq
+        return {"spec_sq": spec_sq, "fro_sq": fro_sq, "energy": energy}
 
     def comparator(self, replicates: int, d: int) -> "TopKComparator":
         return TopKComparator(replicates, d, self.k)

@@ -137,3 +137,23 @@ def test_sgd_bound_holds_on_streaming_least_squares():
     # and the tuned closed form LR²/(2K) + 3Rσ/(2√K) dominates the final bound value (R = ‖w*‖ = 1)
     closed = env.smoothness / (2 * K) + 1.5 * np.sqrt(env.grad_variance) / np.sqrt(K)
     assert bound["mean"].iloc[-1] <= closed * (1 + 1e-12)
+
+
+@pytest.mark.parametrize("b", [1, 5, 100])
+def test_sample_loss_statistics_match_dense(b):
+    X = np.random.default_rng(b).standard_normal((2, 8, b))
+    loss = SampleLoss(X, k=2)
+    st = loss.statistics()
+    dense = loss.dense()
+    np.testing.assert_allclose(st["fro_sq"], np.einsum("rij,rij->r", dense, dense), rtol=1e-10)
+    spec = np.abs(np.linalg.eigvalsh(dense)).max(axis=1) ** 2
+    if b <= 64:
+        np.testing.assert_allclose(st["spec_sq"], spec, rtol=1e-10)
+    else:  # the Frobenius upper bound
+        assert np.all(st["spec_sq"] >= spec)
+
+
+@pytest.mark.parametrize("name", ["spiked-stream", "rotating-subspace", "digits-stream", "least-squares-stream"])
+def test_stream_environments_pass_the_conformance_checker(name):
+    from onlinelab.checks import check_environment
+    assert check_environment(name)
