@@ -36,11 +36,12 @@ class LossTracker:
         if self._comparator is None:
             self._comparator = loss.comparator(self.R, self.d)
         self._comparator.add(loss)
+        sums = self.sums
         for key, val in loss.statistics().items():
-            if key in self.sums:
-                self.sums[key] = self.sums[key] + val
+            if key in sums:
+                sums[key] += val
             else:
-                self.sums[key] = np.asarray(val, dtype=float).copy()
+                sums[key] = np.array(val, dtype=float)
         self.rounds += 1
 
     def comparator(self) -> np.ndarray:
