@@ -94,21 +94,24 @@ def _reference_learner(env) -> Learner:
     return make_learner(name)
 
 
+def _shared_checks(subject, env, learner, T, R, seed, hint):
+    """Parameters and pickling of ``subject``, a run, and the same run again: identical metrics."""
+    _check_params(subject)
+    first = _metrics(env.clone(), learner.clone(), T, R, seed)
+    if not first.equals(_metrics(env.clone(), learner.clone(), T, R, seed)):
+        raise CheckError(f"{type(subject).__name__}: the same seed gave different metrics; {hint}")
+    return first
+
+
 def check_environment(env, learner=None, *, T: int = 30, replicates: int = 2, seed: int = 0) -> list[str]:
     """Run the conformance checks on ``env`` (an instance or a registered name); returns the checks passed."""
     env = _fresh(env, make_environment)
     if not isinstance(env, Environment):
         raise CheckError(f"{env!r} is not an onlinelab.Environment; subclass onlinelab.Environment")
     learner = _fresh(learner, make_learner) if learner is not None else _reference_learner(env)
-    passed = []
-    _check_params(env)
-    passed += ["parameters", "pickle"]
-    first = _metrics(env.clone(), learner.clone(), T, replicates, seed)
-    passed.append("run")
-    if not first.equals(_metrics(env.clone(), learner.clone(), T, replicates, seed)):
-        raise CheckError(f"{type(env).__name__}: the same seed gave different metrics; draw randomness only from "
-                         "self.rng (set by reset) and keep no state across runs outside reset()")
-    passed.append("deterministic")
+    first = _shared_checks(env, env, learner, T, replicates, seed,
+                           "draw randomness only from self.rng (set by reset) and keep no state across runs outside reset()")
+    passed = ["parameters", "pickle", "run", "deterministic"]
     other = _metrics(env.clone(), learner.clone(), T, replicates, seed + 1)
     comp = lambda m: m[m.metric == "comparator_loss"].value.to_numpy()  # noqa: E731
     passed.append("seed changes the losses" if not np.array_equal(comp(first), comp(other)) else "losses do not depend on the seed")
@@ -126,15 +129,8 @@ def check_learner(learner, env=None, *, T: int = 30, replicates: int = 2, seed: 
     if learner.feedback not in ("full", "bandit", "first_order"):
         raise CheckError(f"{type(learner).__name__}.feedback = {learner.feedback!r}; use 'full', 'bandit' or "
                          "'first_order'")
-    passed = ["feedback kind"]
-    _check_params(learner)
-    passed += ["parameters", "pickle"]
-    first = _metrics(env.clone(), learner.clone(), T, replicates, seed)
-    passed.append("run")
-    if not first.equals(_metrics(env.clone(), learner.clone(), T, replicates, seed)):
-        raise CheckError(f"{type(learner).__name__}: the same seed gave different metrics; draw randomness only "
-                         "from the rng passed to act/update")
-    passed.append("deterministic")
+    _shared_checks(learner, env, learner, T, replicates, seed, "draw randomness only from the rng passed to act/update")
+    passed = ["feedback kind", "parameters", "pickle", "run", "deterministic"]
     _check_state_untouched(learner.clone(), env.clone(), T, replicates, seed)
     passed.append("update leaves its input state untouched")
     return passed
@@ -148,8 +144,12 @@ def _check_state_untouched(learner, env, T, R, seed) -> None:
     env.reset(BatchRNG.from_seed(seed, "environment", "check", R), T)
     state, actions, losses = learner.init(ctx, rng), [], []
     for t in range(1, min(T, 10) + 1):
-        play = learner.act(state, rng)
-        loss = env.emit(t, HistoryView(t, play.mixed, actions, losses) if env.adaptive else None)
+        if getattr(learner, "prescient", False):  # a "+" learner sees the round's loss first (oblivious only)
+            loss = env.emit(t, None)
+            play = learner.act(state, rng, loss=loss)
+        else:
+            play = learner.act(state, rng)
+            loss = env.emit(t, HistoryView(t, play.mixed, actions, losses) if env.adaptive else None)
         if learner.feedback == "bandit":
             fb = Feedback("bandit", value=loss.action_value(play.action))
         elif learner.feedback == "first_order":

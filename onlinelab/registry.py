@@ -67,20 +67,20 @@ def environment_names() -> list[str]:
     return sorted(_ENVIRONMENTS)
 
 
-def learner_class(name: str) -> type:
+def _lookup(table: dict, kind: str, name: str) -> type:
     _load_builtins()
-    if name not in _LEARNERS:
-        raise UnknownNameError(f"unknown learner {name!r}{did_you_mean(name, _LEARNERS)}; "
+    if name not in table:
+        raise UnknownNameError(f"unknown {kind} {name!r}{did_you_mean(name, table)}; "
                                "`onlinelab list` prints the registered names")
-    return _LEARNERS[name]
+    return table[name]
+
+
+def learner_class(name: str) -> type:
+    return _lookup(_LEARNERS, "learner", name)
 
 
 def environment_class(name: str) -> type:
-    _load_builtins()
-    if name not in _ENVIRONMENTS:
-        raise UnknownNameError(f"unknown environment {name!r}{did_you_mean(name, _ENVIRONMENTS)}; "
-                               "`onlinelab list` prints the registered names")
-    return _ENVIRONMENTS[name]
+    return _lookup(_ENVIRONMENTS, "environment", name)
 
 
 def _construct(cls: type, kind: str, name: str, params: dict):
