@@ -53,21 +53,28 @@ def check_weights(weights):
     raise ConfigError(f"weights must be 'constant', 'linear', a positive number or a list, got {weights!r}")
 
 
-def alpha_schedule(weights):
-    """α as a function of the 1-based round t."""
-    weights = check_weights(weights)
-    if weights == "constant":
-        return lambda t: 1.0
-    if weights == "linear":
-        return lambda t: float(t)
-    if isinstance(weights, float):
-        return lambda t: weights
+class Alpha:
+    """α_t as a picklable callable of the 1-based round t (a plain class, so learners pickle, SPEC §3.1)."""
 
-    def listed(t):
-        if t > len(weights):
-            raise ConfigError(f"weights lists {len(weights)} values but round {t} was reached; give one per round")
-        return weights[t - 1]
-    return listed
+    def __init__(self, weights):
+        self.weights = check_weights(weights)
+
+    def __call__(self, t: int) -> float:
+        w = self.weights
+        if w == "constant":
+            return 1.0
+        if w == "linear":
+            return float(t)
+        if isinstance(w, float):
+            return w
+        if t > len(w):
+            raise ConfigError(f"weights lists {len(w)} values but round {t} was reached; give one per round")
+        return w[t - 1]
+
+
+def alpha_schedule(weights) -> Alpha:
+    """α as a function of the 1-based round t."""
+    return Alpha(weights)
 
 
 def linear_term(loss, z, who: str):
