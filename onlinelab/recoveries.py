@@ -10,6 +10,8 @@ rate curves — to pass to :func:`play_recovery` (or field by field to ``play_ga
   shifted average (1/t)Σ_{s=2}^{t+1} x_s [derived] (metric ``suboptimality_shifted``).
 * ``frank-wolfe`` FTL (first) vs BESTRESP+ (the LMO), α_t = t, on a quadratic over the simplex;
   curve 2LD²/(t+1), D = diam K [derived].
+* ``data-gd`` the ``gd`` pairing on regularised logistic / Huber regression over the breast-cancer data
+  (:class:`~onlinelab.datasets.DataObjective`, box K), R = ‖x₁ − x⋆‖, G a gradient bound; curve RG/√T.
 * ``nesterov`` optimistic FTL (first) vs OMD+ with γα_t = t/(4L), α_t = t, on a quadratic over a
   ball; rate O(1/T²) [unconf constant: no curve, the tests check the slope].
 
@@ -41,9 +43,19 @@ class Recovery(NamedTuple):
     bounds: list
 
 
-def _curve(name, ref, formula, fn, metric="suboptimality"):
+def _curve(name, ref, formula, fn, metric="suboptimality", assumptions=None):
     prefix = "" if metric == "suboptimality" else "shifted-"
-    return Bound(prefix + name, ref, formula, {"f convex, K convex": True}, lambda s: fn(np.asarray(s.t, float)))
+    return Bound(prefix + name, ref, formula, {"f convex, K convex": True, **(assumptions or {})},
+                 lambda s: fn(np.asarray(s.t, float)))
+
+
+def _gd_bounds(R: float, G: float, gamma: float, assumptions=None) -> list:
+    """SPEC §3.4 curves for averaged projected GD with step γ: R²/(2γt) + γG²/2 [derived] and the source's."""
+    ref = "SPEC §3.4 Theorem 6.20 / Lemma 6.22"
+    return [_curve("gd-RG/sqrt(T)", ref + " [derived]", f"R²/(2γt) + γG²/2, R = {R:.4g}, G = {G:.4g}, γ = {gamma:.4g}",
+                   lambda t: R * R / (2 * gamma * t) + gamma * G * G / 2, assumptions=assumptions),
+            _curve("gd-source-3RG/(2sqrt(T))", ref + " [src]", "R²/(2γt) + γG²",
+                   lambda t: R * R / (2 * gamma * t) + gamma * G * G, assumptions=assumptions)]
 
 
 def gd_averaging(n: int = 3, T: int = 1000, radius: float = 1.0, scale: float = 1.0, distance: float = 1.0,
@@ -60,12 +72,27 @@ def gd_averaging(n: int = 3, T: int = 1000, radius: float = 1.0, scale: float = 
     f = NormDistance(Ball(n, radius), c, G)
     gamma = R / (G * np.sqrt(T))
     x = OMD(regularizer="euclidean", gamma=gamma, z0=[float(a) for a in x1], domain=f.domain.spec)
-    ref = "SPEC §3.4 Theorem 6.20 / Lemma 6.22"
-    bounds = [_curve("gd-RG/sqrt(T)", ref + " [derived]", f"R²/(2γt) + γG²/2, R = {R:g}, G = {G:g}, γ = {gamma:.4g}",
-                     lambda t: R * R / (2 * gamma * t) + gamma * G * G / 2),
-              _curve("gd-source-3RG/(2sqrt(T))", ref + " [src]", "R²/(2γt) + γG²",
-                     lambda t: R * R / (2 * gamma * t) + gamma * G * G)]
-    return Recovery(f, x, BestResponsePlus(), "constant", "x-first", bounds)
+    return Recovery(f, x, BestResponsePlus(), "constant", "x-first", _gd_bounds(R, G, gamma))
+
+
+def data_gd(loss: str = "logistic", T: int = 1000, lam: float = 0.01, radius: float = 2.0, delta: float = 1.0,
+            seed: int = 0) -> Recovery:
+    """Averaged projected GD on a regularised risk over the breast-cancer data (:mod:`onlinelab.datasets`).
+
+    K = [−radius, radius]ⁿ, x₁ = 0, R = ‖x⋆‖₂ (x⋆ from L-BFGS-B), G = |φ'|max·max‖ã_i‖ + λ sup_K‖x‖ ≥ ‖∇f‖ on K,
+    γ = R/(G√T); curve RG/√T at t = T (SPEC §3.4).  ``seed`` is unused (the data are fixed).
+    """
+    from .datasets import DataObjective
+    T = v.integer("T", T, minimum=1)
+    radius = v.positive_float("radius", radius)
+    f = DataObjective(loss, lam=lam, domain=f"box:{-radius:g}:{radius:g}", delta=delta)
+    _, xstar = f.minimum()
+    R, G = float(np.linalg.norm(xstar)), f.G
+    gamma = R / (G * np.sqrt(T))
+    x = OMD(regularizer="euclidean", gamma=gamma, domain=f.domain.spec)
+    held = {f"‖x₁ − x⋆‖ = R = {R:.4g} (x₁ = 0, x⋆ by L-BFGS-B)": True,
+            f"‖∇f‖₂ ≤ G = {G:.4g} on K (|φ'| ≤ {f.risk.margin.lip:g}, unit rows)": True}
+    return Recovery(f, x, BestResponsePlus(), "constant", "x-first", _gd_bounds(R, G, gamma, held))
 
 
 def _random_psd(n, seed, lo, hi):
@@ -118,7 +145,8 @@ def nesterov(n: int = 60, T: int = 1000, seed: int = 0, radius: float = 100.0) -
     return Recovery(f, x, OptimisticFTL(), "linear", "y-first", [])
 
 
-RECOVERIES = {"gd": gd_averaging, "smooth": smooth_gd, "frank-wolfe": frank_wolfe, "nesterov": nesterov}
+RECOVERIES = {"gd": gd_averaging, "smooth": smooth_gd, "frank-wolfe": frank_wolfe, "nesterov": nesterov,
+              "data-gd": data_gd}
 
 
 def make_recovery(name: str, **params) -> Recovery:

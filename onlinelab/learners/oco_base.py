@@ -79,7 +79,7 @@ def alpha_schedule(weights) -> Alpha:
 
 def linear_term(loss, z, who: str):
     """The (sub)gradient of ``loss`` at ``z`` — the first-order oracle."""
-    if hasattr(loss, "gradient"):
+    if callable(getattr(loss, "gradient", None)):
         return loss.gradient(z)
     if isinstance(loss, MatrixLoss):
         return loss.dense()

@@ -1,0 +1,72 @@
+"""Stochastic online convex losses on a real data set: each round a random mini-batch's regularised risk.
+
+* ``logistic-data`` — ℓ_t(x) = (1/b)Σ_{i∈B_t} log(1 + e^{−y_i a_i·x}) + (λ/2)‖x‖²;
+* ``huber-data``    — ℓ_t(x) = (1/b)Σ_{i∈B_t} huber_δ(a_i·x − y_i) + (λ/2)‖x‖².
+
+The samples are scikit-learn's bundled breast-cancer data (:func:`onlinelab.datasets.load_data`);
+B_t is b indices drawn uniformly with replacement, independently per replicate (oblivious, i.i.d.).
+Domain ``box:-r:r``; ``loss_bound`` = |φ'|max + λ r√n bounds every gradient over the box (checked each
+round); ℓ_t is λ-strongly convex, which the losses report (FTL's bound, SPEC §3.2).  The comparator
+is the exact minimiser of the summed losses over the box (L-BFGS-B).
+
+>>> LogisticData(batch=4).domain
+'box:-2:2'
+"""
+from __future__ import annotations
+
+import numpy as np
+
+import onlinelab as ol
+from onlinelab import validation as v
+from onlinelab.data_losses import DataLoss
+from onlinelab.datasets import Margin, Risk, load_data
+from onlinelab.domains import Box
+
+
+class _DataStream(ol.Environment):
+    loss_name = ""
+    domain = "box:-2:2"
+    reference_learner = "omd"          # projected gradient descent, for check_environment
+
+    def _setup(self, dataset, batch, lam, radius, delta=1.0):
+        self.dataset = v.choice("dataset", dataset, ("breast-cancer",))
+        A, y = load_data(self.dataset)
+        ol.Environment.__init__(self, d=A.shape[1])
+        self.batch = v.integer("batch", batch, minimum=1)
+        self.lam = v.real("lam", lam)
+        if self.lam < 0:
+            raise ol.errors.ConfigError(f"lam must be ≥ 0 (ridge weight), got {lam!r}")
+        self.radius = v.positive_float("radius", radius)
+        self.domain = f"box:{-self.radius:g}:{self.radius:g}"
+        self._risk = Risk(Margin(self.loss_name, delta), A, y)
+        self.loss_bound = float(self._risk.margin.lip + self.lam * self.radius * np.sqrt(self.d))
+
+    def reset(self, rng, T):
+        super().reset(rng, T)
+        self._box = Box(self.d, -self.radius, self.radius)
+
+    def emit(self, t, history):
+        idx = np.floor(self.rng.random(self.batch) * self._risk.N).astype(int)
+        return DataLoss(self._risk, np.minimum(idx, self._risk.N - 1), self.lam, self._box)
+
+
+@ol.register_environment("logistic-data")
+class LogisticData(_DataStream):
+    """Logistic regression on mini-batches of the breast-cancer data, ridge λ, box of half-width ``radius``."""
+
+    loss_name = "logistic"
+
+    def __init__(self, dataset: str = "breast-cancer", batch: int = 1, lam: float = 0.01, radius: float = 2.0):
+        self._setup(dataset, batch, lam, radius)
+
+
+@ol.register_environment("huber-data")
+class HuberData(_DataStream):
+    """Huber regression of the ±1 labels on mini-batches of the breast-cancer data, ridge λ, threshold δ."""
+
+    loss_name = "huber"
+
+    def __init__(self, dataset: str = "breast-cancer", batch: int = 1, lam: float = 0.01, radius: float = 2.0,
+                 delta: float = 1.0):
+        self.delta = v.positive_float("delta", delta)
+        self._setup(dataset, batch, lam, radius, self.delta)
