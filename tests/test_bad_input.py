@@ -135,3 +135,9 @@ def test_errors_share_one_hierarchy_and_builtin_bases():
 def test_learners_must_be_learner_objects():
     with pytest.raises(ConfigError, match=r"learners must be onlinelab\.Learner instances, got 'meg' \(str\)"):
         ol.simulate("spiked-covariance", ["meg"], T=5)
+
+
+def test_learner_and_environment_domains_must_match():
+    from onlinelab.errors import DomainError
+    with pytest.raises(DomainError, match=r"sgd plays unconstrained vectors .* domain is 'spectraplex'; pair it with"):
+        ol.simulate("spiked-covariance", [ol.make_learner("sgd")], T=5)

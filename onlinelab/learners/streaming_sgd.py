@@ -23,6 +23,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..base import Learner
+from ..errors import DomainError
 from ..protocol import Play
 from ..registry import register_learner
 from ..streaming import StepSchedule, check_finite
@@ -41,12 +42,16 @@ class SGD(Learner):
     """Stochastic gradient descent from w⁰ = 0 with step schedule τ_k and the τ-weighted average iterate."""
 
     feedback = "first_order"
+    reference_environment = "least-squares-stream"  # what `onlinelab check learner sgd` plays
 
     def __init__(self, step: float = 0.1, schedule: str = "constant", t0: float = 0.0):
         self.step, self.schedule, self.t0 = step, schedule, t0
         StepSchedule(schedule, step, t0)  # validate now
 
     def init(self, ctx, rng) -> SGDState:
+        if ctx.domain != "euclidean":
+            raise DomainError(f"sgd plays unconstrained vectors (domain 'euclidean') but the environment's domain is "
+                              f"{ctx.domain!r}; pair it with e.g. 'least-squares-stream', or use 'oja' for PCA streams")
         z = np.zeros((ctx.replicates, ctx.d))
         return SGDState(z, z.copy(), 0.0, 0.0, 0)
 
