@@ -30,22 +30,32 @@ from .linalg import eigh, normalised_inverse, softmax
 from .protocol import EigenPlay
 
 
+def capped_log_softmax(h: np.ndarray, cap: float, total: float = 1.0) -> np.ndarray:
+    """log p for p = argmin KL(p‖softmax(h)) over {0 ≤ p ≤ cap, Σp = total}: p_i = min(cap, τ e^{h_i}) (SPEC §2).
+
+    Worked in the log domain (sort h descending; j = number capped; log τ_j = log(total − j·cap) −
+    logsumexp(h_{(j)}, …); the first j whose largest uncapped entry fits under the cap), so log p stays
+    finite when p underflows: the greedy capped MEG step keeps its iterate as this log ("never take log W").
+    """
+    h = np.asarray(h, dtype=float)
+    order = np.argsort(-h, axis=-1, kind="stable")
+    hs = np.take_along_axis(h, order, axis=-1)
+    suffix = np.logaddexp.accumulate(hs[..., ::-1], axis=-1)[..., ::-1]     # logsumexp(hs[j:])
+    rem = total - np.arange(h.shape[-1]) * cap
+    with np.errstate(divide="ignore"):
+        log_tau = np.log(np.maximum(rem, 0.0)) - suffix
+    ok = (rem > 0) & (hs + log_tau <= np.log(cap) + 1e-12)
+    first = np.argmax(ok, axis=-1)[..., None]
+    tau = np.take_along_axis(log_tau, first, axis=-1)
+    ls = np.where(np.arange(h.shape[-1]) < first, np.log(cap), np.minimum(hs + tau, np.log(cap)))
+    out = np.empty_like(ls)
+    np.put_along_axis(out, order, ls, axis=-1)
+    return out
+
+
 def capped_entropy_projection(q: np.ndarray, cap: float, total: float) -> np.ndarray:
     """argmin KL(p‖q) over {0 ≤ p ≤ cap, Σp = total}: p_i = min(cap, τ q_i) (SPEC §2), q > 0 rows."""
-    q = np.asarray(q, dtype=float)
-    order = np.argsort(-q, axis=-1, kind="stable")
-    qs = np.take_along_axis(q, order, axis=-1)
-    n = q.shape[-1]
-    j = np.arange(n)                                        # j = number of capped (largest) entries
-    rest = np.cumsum(qs[..., ::-1], axis=-1)[..., ::-1]     # Σ_{i ≥ j} qs_i
-    tau = (total - j * cap) / np.maximum(rest, 1e-300)
-    ok = tau * qs <= cap * (1 + 1e-12)                      # first uncapped entry fits under the cap
-    first = np.argmax(ok, axis=-1)
-    tau_star = np.take_along_axis(tau, first[..., None], axis=-1)
-    ps = np.where(j < first[..., None], cap, tau_star * qs)
-    out = np.empty_like(ps)
-    np.put_along_axis(out, order, ps, axis=-1)
-    return out
+    return np.exp(capped_log_softmax(np.log(np.asarray(q, dtype=float)), cap, total))
 
 
 class MirrorMap:
@@ -96,10 +106,9 @@ class EntropyMap(MirrorMap):
     dual_stat = "spec_sq"
 
     def solve(self, theta, domain):
-        p = softmax(np.asarray(theta, dtype=float))
         if domain.kind == "simplex":
-            return p
-        return capped_entropy_projection(np.maximum(p, 1e-300), domain.cap, domain.total)
+            return softmax(np.asarray(theta, dtype=float))
+        return np.exp(capped_log_softmax(theta, domain.cap, domain.total))
 
     def grad(self, x, domain):
         with np.errstate(divide="ignore"):

@@ -38,3 +38,23 @@ def prescient_bound(name: str, range_: float, eta: float, assumptions: dict, ref
     return Bound(f"{name}-prescient", ref, f"{const:.4g} (be-the-leader)",
                  {f"finite regulariser range ({range_:.4g})": bool(np.isfinite(range_)), **assumptions},
                  lambda s: const + ZERO_TOL * (1.0 + np.abs(s.comparator)))
+
+
+def capped_meg_bounds(d: int, m: int, eta: float, tuned_for: float | None, ctx) -> list:
+    """Capped MEG, rank-m projectors, 0 ⪯ L_t ⪯ I (SPEC §2 "Rank k"), with D = m log(d/m) = m·sup KL(U‖I/d).
+
+    First order, any η: Σ⟨mW_t, L_t⟩ ≤ (ηL* + D)/(1 − e^{−η}), so regret ≤ that − L* [std form, D derived].
+    Tuned, η = ln(1 + √(2D/L̂)) with L̂ ≥ L*: regret ≤ √(2L̂D) + D [derived] (``tuned_for`` = L̂, else None).
+    """
+    D = m * np.log(d / m)
+    held = {"L_t ⪰ 0 (declared, checked every round)": ctx.psd is True,
+            "‖L_t‖₂ ≤ 1 (declared, checked every round)": ctx.loss_bound <= 1.0}
+    out = [Bound("capped-meg-first-order", "SPEC §2 Rank k, MEG first-order form [derived]",
+                 f"(η·L* + m log(d/m))/(1 − e^{{−η}}) − L*  (η {eta:.4g}, m log(d/m) {D:.4g})", held,
+                 lambda s: (eta * s.comparator + D) / (1 - np.exp(-eta)) - s.comparator)]
+    if tuned_for is not None:
+        out.append(Bound("capped-meg-tuned", "SPEC §2 Rank k [derived]",
+                         f"√(2 L̂ m log(d/m)) + m log(d/m), L̂ = {tuned_for:.4g}",
+                         {**held, f"L̂ = m·T·loss_bound = {tuned_for:.4g} ≥ L* (tr L_t ≤ d‖L_t‖₂)": True},
+                         lambda s: np.sqrt(2 * tuned_for * D) + D + 0.0 * s.comparator))
+    return out

@@ -1,0 +1,39 @@
+"""PSD losses for rank-m projections (compression form of online PCA, SPEC §2 "Rank k").
+
+A rank-m projector P pays ⟨P, L⟩; with L = x xᵀ that is ‖P x‖², the compression loss of keeping the
+k = d − m directions of I − P.  The learner's mixed strategy is a Fantope point mW (tr = m,
+0 ⪯ mW ⪯ I; W a capped density matrix), its sampled action an orthonormal frame U (R, d, m)
+carried as ``EigenPlay(ones, U)``, and the comparator the best fixed rank-m projector in hindsight:
+by Ky Fan, the sum of the m smallest eigenvalues of Σ_t L_t — the streaming-PCA helper's
+:class:`~onlinelab.streaming_losses.TopKComparator`, reused with rank m.
+
+>>> import numpy as np
+>>> L = ProjectionLoss(np.array([[0.6, 0.8, 0.0]]), rank=2)   # L = x xᵀ in R³
+>>> c = L.comparator(1, 3); c.add(L); round(float(c.value()[0]), 12) + 0.0   # a plane ⟂ x loses nothing
+0.0
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .losses import FactoredLoss
+from .protocol import EigenPlay
+from .streaming import check_rank
+from .streaming_losses import TopKComparator
+
+
+class ProjectionLoss(FactoredLoss):
+    """``L = Σ_j coef_j x_j x_jᵀ`` played by rank-``rank`` projectors; comparator Σ of the ``rank`` smallest eigenvalues."""
+
+    def __init__(self, factors, coef=1.0, rank: int = 1):
+        super().__init__(factors, coef)
+        self.rank = check_rank(rank, self.shape[1], "rank")
+
+    def action_value(self, action):
+        """⟨U Uᵀ, L⟩ for a sampled frame (an EigenPlay with unit weights), or xᵀLx for a vector."""
+        if isinstance(action, EigenPlay):
+            return self.mixed_value(action)
+        return self.quad(np.asarray(action))
+
+    def comparator(self, replicates: int, d: int) -> TopKComparator:
+        return TopKComparator(replicates, d, self.rank)
