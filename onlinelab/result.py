@@ -41,7 +41,7 @@ def _frame(learner, env_label, t, arrays: dict) -> pd.DataFrame:
 
 def build_result(env, env_label, ctx, slots, timing, seed, failed=None) -> "Result":
     """Assemble metrics, bound curves and bound checks for one environment's slots."""
-    frames, bounds_meta, learners_meta = [], [], {}
+    frames, bounds_meta, learners_meta, pseudo = [], [], {}, {}
     for slot in slots:
         arrays = slot.recorder.arrays()
         t = np.asarray(slot.recorder.t[: len(next(iter(arrays.values()))) if arrays else 0])
@@ -66,7 +66,7 @@ def build_result(env, env_label, ctx, slots, timing, seed, failed=None) -> "Resu
                 entry["violated"] = bool(bound.holds and np.any(arrays["regret"].mean(axis=1) > curve.mean(axis=0)))
             bounds_meta.append(entry)
         frames.append(_frame(slot.label, env_label, t, arrays))
-        timing.setdefault("pseudo_regret", {})[slot.label] = slot.recorder.pseudo_regret[-1] if len(t) else None
+        pseudo[slot.label] = slot.recorder.pseudo_regret[-1] if len(t) else None
     meta = {
         "T": ctx.T, "replicates": ctx.replicates, "seed": seed,
         "status": "complete" if failed is None else f"failed: {type(failed).__name__}: {failed}",
@@ -76,6 +76,8 @@ def build_result(env, env_label, ctx, slots, timing, seed, failed=None) -> "Resu
         "learners": learners_meta,
         "bounds": bounds_meta,
         "timings": {env_label: timing},
+        # SPEC §1.1: mean cumulative loss minus λ_min of the replicate-averaged cumulative loss
+        "pseudo_regret": {env_label: pseudo},
     }
     result = Result(pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=COLUMNS), meta)
     for b in bounds_meta:
@@ -89,8 +91,8 @@ def build_result(env, env_label, ctx, slots, timing, seed, failed=None) -> "Resu
 
 def _merge_meta(metas: list[dict]) -> dict:
     out = dict(metas[0])
-    for key in ("environments", "timings"):
-        out[key] = {k: val for m in metas for k, val in m[key].items()}
+    for key in ("environments", "timings", "pseudo_regret"):
+        out[key] = {k: val for m in metas for k, val in m.get(key, {}).items()}
     out["learners"] = {}
     for m in metas:
         for label, info in m["learners"].items():

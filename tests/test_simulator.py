@@ -173,3 +173,13 @@ def test_adaptive_environment_cannot_write_into_the_mixed_strategy():
 
     with pytest.raises(SimulationError, match="read-only"):
         ol.simulate(Scribbler(d=3), [ol.make_learner("meg")], T=3)
+
+
+def test_pseudo_regret_is_recorded_per_environment_and_learner():
+    res = ol.simulate(["spiked-covariance", "top-direction"], {"meg": ol.make_learner("meg")}, T=40, replicates=3)
+    for env in res.environments:
+        final = res.final("cumulative_loss", environment=env).mean()
+        pseudo = res.meta["pseudo_regret"][env]["meg"]
+        # λ_min of the averaged cumulative loss ≥ the average of the λ_min's (concavity): pseudo ≤ mean regret
+        assert pseudo <= res.final("regret", environment=env).mean() + 1e-9
+        assert pseudo <= final - res.final("comparator_loss", environment=env).mean() + 1e-9
