@@ -5,7 +5,7 @@ The FTRL / OMD bound is ``range/η + η/(2β)·Σ‖g_t‖*²`` where ``range`` 
 ‖·‖* its dual norm, read from the loss statistic named by the mirror map (``spec_sq`` for
 entropy — ‖·‖∞, the spectral norm on matrices — and ``fro_sq`` for the Euclidean map).
 Prescient learners: FTL+ and BESTRESP+ have regret ≤ 0 (be-the-leader), FTRL+ ≤ range/η,
-OMD+ ≤ D_φ(u, z₀)/γ.  Curves take the cumulative statistics at each checkpoint t.
+OMD+ ≤ D_φ(u, z₀)/γ.  FTL on strongly convex losses: Σ‖g_t‖²/(2λ_{1:t}).  Capped MEG: SPEC §2 "Rank k".  Curves take the cumulative statistics at each checkpoint t.
 
 >>> import numpy as np
 >>> from onlinelab.bounds import LossStats
@@ -58,3 +58,28 @@ def capped_meg_bounds(d: int, m: int, eta: float, tuned_for: float | None, ctx) 
                          {**held, f"L̂ = m·T·loss_bound = {tuned_for:.4g} ≥ L* (tr L_t ≤ d‖L_t‖₂)": True},
                          lambda s: np.sqrt(2 * tuned_for * D) + D + 0.0 * s.comparator))
     return out
+
+
+def ftl_strongly_convex_bound(assumptions: dict) -> Bound:
+    """FTL when ℓ_t is λ_t-strongly convex (w.r.t. ‖·‖₂): regret ≤ Σ_t ‖g_t‖₂²/(2λ_{1:t}) [std] (SPEC §3.2 table).
+
+    The losses report λ_t as the statistic ``curvature`` and a bound on ‖g_t‖₂² as ``fro_sq``; only their
+    sums at checkpoints c₁ < c₂ < … are kept, so the curve charges the rounds in (c_{j−1}, c_j] at the
+    smaller λ_{1:c_{j−1}} (λ_{1:s} only grows; exact when c_j = c_{j−1} + 1): valid, slightly looser.  It
+    needs c₁ = 1 (λ_{1:1} known) and is +inf where the losses report no curvature (e.g. linear losses).
+    """
+    def curve(s):
+        lam = getattr(s, "curvature", None) if "curvature" in s.sums else None
+        if lam is None:
+            return np.full(np.shape(s.comparator), np.inf)
+        fro, t = s.fro_sq, np.asarray(s.t)
+        single = np.diff(t, prepend=0) == 1                 # a one-round segment: its λ_{1:t} is known exactly
+        den = np.where(single, lam, np.concatenate([np.zeros_like(lam[:, :1]), lam[:, :-1]], axis=1))
+        inc = np.diff(fro, axis=1, prepend=0.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            step = np.where(inc > 0, inc / (2 * den), 0.0)
+        return np.cumsum(np.where(den > 0, step, np.where(inc > 0, np.inf, 0.0)), axis=1)
+    return Bound("ftl-strongly-convex", "SPEC §3.2 FTL, λ_t-strongly convex losses [std]",
+                 "Σ_t ‖g_t‖₂²/(2λ_{1:t}), λ_{1:t} read at the previous checkpoint",
+                 {"ℓ_t λ_t-strongly convex, λ_t = the losses' 'curvature' statistic (+inf bound if none)": True,
+                  **assumptions}, curve)

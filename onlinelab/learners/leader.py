@@ -6,7 +6,8 @@ for linear losses on the simplex / spectraplex that is a vertex / a bottom eigen
 gradient of f at a weighted average (:mod:`onlinelab.fenchel`).
 
 * ``ftl``            z_t = argmin Σ_{s<t} α_s ℓ_s (z_1 = z_init, default the domain's centre);
-                     no sublinear bound for linear losses (≈ T/2 on ``ftl-alternating``).
+                     no sublinear bound for linear losses (≈ T/2 on ``ftl-alternating``); for
+                     λ_t-strongly convex losses regret ≤ Σ‖g_t‖²/(2λ_{1:t}) (``ftl-strongly-convex``).
 * ``ftl+``           z_t = argmin Σ_{s≤t} α_s ℓ_s, prescient; regret ≤ 0.
 * ``bestresp+``      z_t = argmin α_t ℓ_t, prescient; regret ≤ 0.
 * ``optimistic-ftl`` z_t = argmin Σ_{s<t} α_s ℓ_s + α_t m_t with the hint m_t = ℓ_{t−1}.
@@ -18,7 +19,8 @@ gradient of f at a weighted average (:mod:`onlinelab.fenchel`).
 """
 from __future__ import annotations
 
-from ..oco_bounds import prescient_bound
+from ..domains import make_domain
+from ..oco_bounds import ftl_strongly_convex_bound, prescient_bound
 from ..protocol import Play
 from ..registry import register_learner
 from .oco_base import OCOLearner, OCOState, leader_terms
@@ -51,6 +53,12 @@ class FTL(_Leader):
 
     def act(self, state, rng) -> Play:
         return Play(self._leader(state.acc, state) if state.t else state.z)
+
+    def bounds(self, ctx) -> list:
+        """Σ‖g_t‖²/(2λ_{1:t}) on vector domains when the losses report curvature (linear losses: +inf)."""
+        if make_domain(self.domain or ctx.domain, ctx.d).spectral:
+            return []
+        return [ftl_strongly_convex_bound(self.bounds_assumptions())]
 
 
 @register_learner("ftl+")
