@@ -259,14 +259,17 @@ def _ball_argmin(A, b, ball) -> np.ndarray:
         return np.where(den > tiny, -beta / np.maximum(den, tiny), 0.0)
 
     mu = np.zeros(b.shape[0])
-    inside = np.linalg.norm(z_of(mu), axis=1) <= r
-    lo, hi = np.zeros_like(mu), np.linalg.norm(beta, axis=1) / r + 1e-300
-    for _ in range(2000):
-        mid = 0.5 * (lo + hi)
-        big = np.linalg.norm(z_of(mid), axis=1) > r
-        lo, hi = np.where(big, mid, lo), np.where(big, hi, mid)
-        if np.all(hi - lo <= 4 * np.finfo(float).eps * np.maximum(hi, 1e-300)):
-            break
-    mu = np.where(inside, 0.0, hi)
+    out = np.linalg.norm(z_of(mu), axis=1) > r   # rows whose unconstrained minimiser leaves the ball
+    if np.any(out):  # there the root μ* > 0: bisect on [0, ‖β‖/r] until the bracket is relatively tight
+        a_out, beta_out = a[out], beta[out]
+        lo, hi = np.zeros(a_out.shape[0]), np.linalg.norm(beta_out, axis=1) / r + 1e-300
+        for _ in range(2000):
+            mid = 0.5 * (lo + hi)
+            den = a_out + mid[:, None]
+            big = np.linalg.norm(np.where(den > tiny[out], -beta_out / np.maximum(den, tiny[out]), 0.0), axis=1) > r
+            lo, hi = np.where(big, mid, lo), np.where(big, hi, mid)
+            if np.all(hi - lo <= 4 * np.finfo(float).eps * hi):
+                break
+        mu[out] = hi
     z = z_of(mu)
     return c + np.einsum("rij,rj->ri", Q, z)

@@ -68,3 +68,18 @@ def test_linear_losses_give_an_infinite_bound_and_spectral_ones_none():
     lin = ol.simulate("experts-stochastic", [ol.make_learner("ftl")], T=20)
     assert np.isinf(lin.final("bound:ftl-strongly-convex")).all()
     assert ol.simulate("ftl-alternating", [ol.make_learner("ftl")], T=10).bounds().empty
+
+
+def test_ball_quadratic_solver_matches_slsqp_inside_and_on_the_boundary():
+    from onlinelab.domains import make_domain
+    from onlinelab.vector_losses import quadratic_argmin
+    rng = np.random.default_rng(9)
+    R, n = 6, 4
+    M = rng.standard_normal((R, n, n))
+    A = M @ np.swapaxes(M, 1, 2) + 0.1 * np.eye(n)
+    b = rng.standard_normal((R, n)) * np.array([0.01, 0.05, 3.0, 10.0, 0.02, 5.0])[:, None]  # some rows inside
+    got = quadratic_argmin(A, b, make_domain("ball:1"))
+    want = np.stack([ball_argmin(A[r], b[r]) for r in range(R)])
+    inside = np.linalg.norm(np.linalg.solve(A, -b[..., None])[..., 0], axis=1) < 1
+    assert inside.any() and (~inside).any()
+    np.testing.assert_allclose(got, want, atol=1e-6)
