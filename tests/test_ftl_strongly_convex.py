@@ -78,7 +78,7 @@ def test_ball_quadratic_solver_matches_slsqp_inside_and_on_the_boundary():
     M = rng.standard_normal((R, n, n))
     A = M @ np.swapaxes(M, 1, 2) + 0.1 * np.eye(n)
     b = rng.standard_normal((R, n)) * np.array([0.01, 0.05, 3.0, 10.0, 0.02, 5.0])[:, None]  # some rows inside
-    got = quadratic_argmin(A, b, make_domain("ball:1"))
+    got = quadratic_argmin(A, b, make_domain("ball:1", n))
     want = np.stack([ball_argmin(A[r], b[r]) for r in range(R)])
     inside = np.linalg.norm(np.linalg.solve(A, -b[..., None])[..., 0], axis=1) < 1
     assert inside.any() and (~inside).any()
