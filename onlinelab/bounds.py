@@ -48,11 +48,19 @@ class LossStats:
 
 @dataclass(frozen=True)
 class Bound:
+    """A regret bound: ``curve(stats)`` gives its value per replicate and checkpoint.
+
+    ``pointwise=True`` when it bounds every replicate's regret (deterministic learners, whose
+    regret is a function of the loss sequence): then a single replicate above it is a
+    violation.  Otherwise it bounds the expected regret and the replicate mean is compared.
+    """
+
     name: str
     ref: str
     formula: str
     assumptions: dict
     curve: Callable[[LossStats], np.ndarray]
+    pointwise: bool = False
 
     @property
     def holds(self) -> bool:
@@ -120,7 +128,8 @@ def logdet_full_information(d: int, eta: float, gamma: float, ctx) -> Bound:
         "logdet-full-info", "SPEC §2 log-det OMD, full information [derived]",
         "(d−1)·log t/η + 2η·t + 2",
         {"γ = 0": gamma == 0, f"η = {eta:.4g} ≤ 1/2": eta <= 0.5 + TOL, **_norm_ok(ctx)},
-        lambda s: (d - 1) * _log(s.t) / eta + 2 * eta * s.t + 2.0,
+        lambda s: (d - 1) * _log(s.t) / eta + 2 * eta * s.t + 2.0 + 0.0 * s.comparator,
+        pointwise=True,
     )
 
 
@@ -131,6 +140,7 @@ def meg_worst_case(d: int, eta: float, ctx=None) -> Bound:
         "log d/η + (η/2)·Σ‖L_s‖₂²",
         {"η > 0": eta > 0},
         lambda s: np.log(d) / eta + 0.5 * eta * s.spec_sq,
+        pointwise=True,
     )
 
 
@@ -141,4 +151,5 @@ def meg_first_order(d: int, eta: float, ctx) -> Bound:
         "(η·L* + log d)/(1 − e^{−η}) − L*",
         {"L_t ⪰ 0 (declared, checked every round)": ctx.psd is True, **_norm_ok(ctx)},
         lambda s: (eta * s.comparator + np.log(d)) / (1 - np.exp(-eta)) - s.comparator,
+        pointwise=True,
     )

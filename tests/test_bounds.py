@@ -41,7 +41,7 @@ def test_first_order_and_full_information_and_meg_values():
     assert fo.holds
     assert not B.logdet_first_order(4, 0.01, 0.0, Context(d=4, T=100, replicates=1, psd=False)).holds
     full = B.logdet_full_information(4, 0.3, 0.0, ctx)
-    assert full.curve(STATS)[1] == pytest.approx(3 * np.log(100) / 0.3 + 0.6 * 100 + 2)
+    assert full.curve(STATS)[0, 1] == pytest.approx(3 * np.log(100) / 0.3 + 0.6 * 100 + 2)
     meg = B.meg_first_order(4, 0.5, ctx)
     assert meg.curve(STATS)[0, 1] == pytest.approx((0.5 * 3 + np.log(4)) / (1 - np.exp(-0.5)) - 3)
     assert B.meg_worst_case(4, 0.5).curve(STATS)[0, 1] == pytest.approx(np.log(4) / 0.5 + 0.25 * 50)
