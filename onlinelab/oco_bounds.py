@@ -29,7 +29,7 @@ def ftrl_bound(name: str, range_: float, beta: float, eta: float, stat: str, ass
     return Bound(f"{name}-regret", ref, f"range/η + η/(2β)·Σ{stat}  (range {range_:.4g}, β {beta:.4g}, η {eta:.4g})",
                  {f"η = {eta:.4g} > 0": eta > 0, f"finite regulariser range ({range_:.4g})": bool(np.isfinite(range_)),
                   **assumptions},
-                 lambda s: range_ / eta + eta / (2 * beta) * getattr(s, stat))
+                 lambda s: range_ / eta + eta / (2 * beta) * getattr(s, stat), pointwise=True)
 
 
 def prescient_bound(name: str, range_: float, eta: float, assumptions: dict, ref: str) -> Bound:
@@ -37,7 +37,7 @@ def prescient_bound(name: str, range_: float, eta: float, assumptions: dict, ref
     const = range_ / eta if eta else 0.0
     return Bound(f"{name}-prescient", ref, f"{const:.4g} (be-the-leader)",
                  {f"finite regulariser range ({range_:.4g})": bool(np.isfinite(range_)), **assumptions},
-                 lambda s: const + ZERO_TOL * (1.0 + np.abs(s.comparator)))
+                 lambda s: const + ZERO_TOL * (1.0 + np.abs(s.comparator)), pointwise=True)
 
 
 def capped_meg_bounds(d: int, m: int, eta: float, tuned_for: float | None, ctx) -> list:
@@ -51,12 +51,12 @@ def capped_meg_bounds(d: int, m: int, eta: float, tuned_for: float | None, ctx) 
             "‖L_t‖₂ ≤ 1 (declared, checked every round)": ctx.loss_bound <= 1.0}
     out = [Bound("capped-meg-first-order", "SPEC §2 Rank k, MEG first-order form [derived]",
                  f"(η·L* + m log(d/m))/(1 − e^{{−η}}) − L*  (η {eta:.4g}, m log(d/m) {D:.4g})", held,
-                 lambda s: (eta * s.comparator + D) / (1 - np.exp(-eta)) - s.comparator)]
+                 lambda s: (eta * s.comparator + D) / (1 - np.exp(-eta)) - s.comparator, pointwise=True)]
     if tuned_for is not None:
         out.append(Bound("capped-meg-tuned", "SPEC §2 Rank k [derived]",
                          f"√(2 L̂ m log(d/m)) + m log(d/m), L̂ = {tuned_for:.4g}",
                          {**held, f"L̂ = m·T·loss_bound = {tuned_for:.4g} ≥ L* (tr L_t ≤ d‖L_t‖₂)": True},
-                         lambda s: np.sqrt(2 * tuned_for * D) + D + 0.0 * s.comparator))
+                         lambda s: np.sqrt(2 * tuned_for * D) + D + 0.0 * s.comparator, pointwise=True))
     return out
 
 
@@ -82,4 +82,4 @@ def ftl_strongly_convex_bound(assumptions: dict) -> Bound:
     return Bound("ftl-strongly-convex", "SPEC §3.2 FTL, λ_t-strongly convex losses [std]",
                  "Σ_t ‖g_t‖₂²/(2λ_{1:t}), λ_{1:t} read at the previous checkpoint",
                  {"ℓ_t λ_t-strongly convex, λ_t = the losses' 'curvature' statistic (+inf bound if none)": True,
-                  **assumptions}, curve)
+                  **assumptions}, curve, pointwise=True)

@@ -46,7 +46,7 @@ class Recovery(NamedTuple):
 def _curve(name, ref, formula, fn, metric="suboptimality", assumptions=None):
     prefix = "" if metric == "suboptimality" else "shifted-"
     return Bound(prefix + name, ref, formula, {"f convex, K convex": True, **(assumptions or {})},
-                 lambda s: fn(np.asarray(s.t, float)))
+                 lambda s: fn(np.asarray(s.t, float)), pointwise=True)
 
 
 def _gd_bounds(R: float, G: float, gamma: float, assumptions=None) -> list:
