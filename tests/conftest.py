@@ -1,15 +1,9 @@
-"""Shared fixtures: a non-interactive matplotlib backend, and small helpers."""
+"""Shared test set-up: a non-interactive matplotlib backend, and small generators of random instances."""
 import matplotlib
 
 matplotlib.use("Agg")
 
 import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-
-
-@pytest.fixture
-def rng():
-    return np.random.default_rng(12345)
 
 
 def random_spectraplex_eig(rng, R, d, spread=1.0):

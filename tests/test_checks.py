@@ -9,12 +9,6 @@ from onlinelab.errors import CheckError
 from onlinelab.learners import MEG
 
 
-@pytest.mark.parametrize("name", ["spiked-covariance", "switching", "ftl-alternating", "top-direction"])
-def test_builtin_spectraplex_environments_conform(name):
-    passed = check_environment(name, T=12)
-    assert {"parameters", "pickle", "run", "deterministic"} <= set(passed)
-
-
 @pytest.mark.parametrize("params", [{"sampler": "dense"}, {"sampler": "sparse"}, {"sampler": None}])
 def test_logdet_conforms(params):
     assert "update leaves its input state untouched" in check_learner(ol.make_learner("logdet-omd", **params), T=12)

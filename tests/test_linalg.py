@@ -23,7 +23,7 @@ def test_shift_matches_brent_on_extreme_spectra(d):
     s, steps = solve_shift(c)
     ref = np.array([_brent_root(row) for row in c])
     np.testing.assert_allclose(s, ref, rtol=1e-13, atol=0)
-    assert steps.max() <= 60
+    assert steps.max() <= 9  # SPEC App. A2: at most 9 Newton steps
     assert np.all((s >= 1.0) & (s <= d))
 
 
@@ -33,10 +33,8 @@ def test_normalised_inverse_trace_one_and_order():
     lam = normalised_inverse(a)
     assert np.max(np.abs(lam.sum(axis=1) - 1.0)) < 1e-14
     assert np.all(lam > 0)
-    # (a + β)^{-1} reverses the order of a
-    order_a = np.argsort(a, axis=1)
-    order_lam = np.argsort(-lam, axis=1, kind="stable")
-    assert np.mean(np.all(order_a == order_lam, axis=1)) > 0.99
+    # (a + β)^{-1} reverses the order of a, in every row
+    assert np.all(np.diff(np.take_along_axis(lam, np.argsort(a, axis=1), axis=1), axis=1) <= 0)
 
 
 def test_newton_steps_are_few_for_typical_spectra():

@@ -1,5 +1,6 @@
 """Run directories, load_run, the config round trip, and the command line."""
 import json
+import pathlib
 import subprocess
 import sys
 
@@ -110,5 +111,7 @@ def test_cli_list_and_report(tmp_path, capsys):
 
 
 def test_console_script_is_installed():
-    out = subprocess.run([sys.executable, "-m", "onlinelab.cli", "list"], capture_output=True, text=True, timeout=60)
+    script = pathlib.Path(sys.executable).with_name("onlinelab")   # the entry point pip wrote beside python
+    assert script.is_file(), f"no console script at {script}; reinstall with pip install -e ."
+    out = subprocess.run([str(script), "list"], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 and "logdet-omd" in out.stdout
