@@ -9,7 +9,9 @@ loss before playing.  A referee process waits for both plays and keeps the weigh
 At each checkpoint, per replicate: ``suboptimality`` f(x̄_t) − f⋆ (f⋆ from the function's
 exact solver), ``gap`` sup_y g(x̄, y) − inf_K g(x, ȳ) = f(x̄) + f*(ȳ) − min_K⟨x, ȳ⟩,
 ``x_avg_regret`` / ``y_avg_regret`` (average α-REG of each player against its best fixed
-response), ``regret`` = their sum, and the recovery's rate curves as ``bound:*`` rows.
+response), ``regret`` = their sum, and the recovery's rate curves as ``bound:*`` rows.  The averaged
+iterates themselves are ``result.x_avg[t]`` ((R, n) per checkpoint t; the final one also in
+``meta["game"]["x_avg"]``).
 The chain suboptimality ≤ gap ≤ x_avg_regret + y_avg_regret (SPEC §3.3 Theorem) is checked
 at every checkpoint; a breach is listed in ``meta["game"]["breaches"]`` and raised as a
 :class:`~onlinelab.errors.BoundViolationWarning`.
@@ -88,6 +90,7 @@ def play_game(f: ConvexFunction, x_player: Learner, y_player: Learner, *, T: int
     sums = {"A": 0.0, "x": np.zeros((R, f.n)), "y": np.zeros((R, f.n)), "xy": np.zeros(R), "fy": np.zeros(R),
             "x_next": np.zeros((R, f.n))}
     rows: dict[str, list] = {}
+    averages: dict[int, np.ndarray] = {}
     breaches: list[dict] = []
     sim = simpy.Environment()
     plays = {p: [sim.event() for _ in range(T + 1)] for p in ("x", "y")}
@@ -130,6 +133,7 @@ def play_game(f: ConvexFunction, x_player: Learner, y_player: Learner, *, T: int
                 sums["x_next"] += np.asarray(z)                         # x_{t+1}, for the shifted average
             if t in ckpts:
                 _checkpoint(f, fstar, t, sums, rows, breaches)
+                averages[t] = sums["x"] / sums["A"]
             yield sim.timeout(0.5)
 
     sim.process(player(sim, first))
@@ -142,11 +146,13 @@ def play_game(f: ConvexFunction, x_player: Learner, y_player: Learner, *, T: int
     meta = {"T": T, "replicates": R, "seed": seed, "status": "complete", "f_star": fstar,
             "game": {"function": f.describe(), "order": order, "weights": weights, "breaches": breaches,
                      "x_player": {"name": xl.name, "params": xl.get_params()},
-                     "y_player": {"name": yl.name, "params": yl.get_params()}},
+                     "y_player": {"name": yl.name, "params": yl.get_params()},
+                     "x_avg": averages[ckpts[-1]].tolist() if ckpts[-1] in averages else None},
             "timings": {f.describe(): {"wall_s": wall, "learner_s": {label: runtime["x"] + runtime["y"]}}},
             "environments": {f.describe(): {"name": f.name, "d": f.n, "adaptive": False}},
             "learners": {label: {"name": f"{xl.name} vs {yl.name}", "params": {}}}}
     result = GameResult(game_frame(label, f.describe(), ckpts, rows, bounds), meta, bounds)
+    result.x_avg = averages
     for b in breaches:
         warnings.warn(f"FENCHEL CHAIN BREACHED at t = {b['t']}: {b['which']} (replicate {b['replicate']}, "
                       f"{b['lhs']:.6g} > {b['rhs']:.6g}); SPEC §3.3 says this cannot happen — a bug",

@@ -44,6 +44,7 @@ class GameResult(Result):
 
     def __init__(self, metrics, meta, bounds=()):
         super().__init__(metrics, meta)
+        self.x_avg: dict = {}      # checkpoint t → x̄_t, (R, n); play_game fills it
         rows = []
         for b in bounds:
             curve = self.final(f"bound:{b.name}").mean()
