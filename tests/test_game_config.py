@@ -19,7 +19,7 @@ def test_there_is_an_example_per_recovery():
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
 def test_example_config_runs_and_its_resolved_config_reruns(path):
     res, resolved = run_game_config(load_toml(path), seed=1, rounds=120, replicates=2)
-    assert res.meta["game"]["breaches"] == [] and not res.violations().any().any()
+    assert res.meta["game"]["breaches"] == [] and res.violations().empty
     again, _ = run_game_config(resolved)
     assert again.metrics.equals(res.metrics)
 
