@@ -4,6 +4,7 @@ import pytest
 
 import onlinelab as ol
 from onlinelab.linalg import orthonormality_error
+from onlinelab.rng import BatchRNG
 from onlinelab.streaming import fit
 from onlinelab.streaming_losses import SampleLoss
 from onlinelab.subspace_metrics import sin2_theta
@@ -23,12 +24,15 @@ def test_oja_sin2_decays_like_one_over_n():
     df = res.metrics[res.metrics.metric == "sin2_theta"]
     table = df.pivot(index="t", columns="replicate", values="value").loc[ck]
     logn = np.log(ck * 10.0)
-    slope = np.polyfit(logn, np.log(table.mean(axis=1)), 1)[0]
-    # Standard error of the slope from the replicate spread: fit each replicate, se = sd / √R.
+    # One least-squares slope of log sin²θ against log n per replicate; the asserted slope is their mean, and its
+    # standard error is the spread of those same per-replicate slopes over √R (consistent: statistic and SE of
+    # the same quantity).  The ±0.2 window around −1 is the issue's allowance for the Õ's log factor over
+    # 1.5 decades; the power check 3·SE < 0.2 makes sure the window is wide compared with the sampling error.
     per_rep = np.array([np.polyfit(logn, np.log(table[r]), 1)[0] for r in table.columns])
+    slope = per_rep.mean()
     se = per_rep.std(ddof=1) / np.sqrt(len(per_rep))
-    assert 3 * se < 0.2, se  # the ±0.2 window is wide compared with the sampling error
-    assert abs(slope + 1.0) <= 0.2, slope
+    assert 3 * se < 0.2, se
+    assert abs(slope + 1.0) <= 0.2, (slope, se)
 
 
 @pytest.mark.parametrize("qr", ["step", "block"])
@@ -68,7 +72,9 @@ def test_no_nan_after_1e5_samples_with_default_schedule(name, params):
     state = _drive(learner, env, 100_000, block)
     Q = learner.subspace(state)
     assert all(np.all(np.isfinite(a)) for a in state if isinstance(a, np.ndarray))
-    assert sin2_theta(Q, env.subspace).max() < 0.5  # and it has learned something
+    # and it has learned something: a random k-subspace has E sin²θ_max ≥ E‖sinΘ‖²_F / k = 1 − k/d = 0.85 here (and
+    # a 0.1% quantile of 0.83 by simulation), so every replicate below 0.5 rules out a learner that is not learning.
+    assert sin2_theta(Q, env.subspace).max() < 0.5
 
 
 def test_oja_block_equals_sequential_steps_to_first_order():
@@ -88,7 +94,59 @@ def test_oja_block_equals_sequential_steps_to_first_order():
     assert gaps[1] < gaps[0] / 50  # second order: ×100 smaller for η ×10 smaller
 
 
-def test_krasulina_matches_normalised_oja_direction():
+def _replay(env, rounds, R, seed=0, label="fit"):
+    """The samples (R, d, rounds·b) that :func:`onlinelab.streaming.fit` (label "fit") feeds, and the learner's rng."""
+    e = env.clone()
+    e.reset(BatchRNG.from_seed(seed, "environment", label, R), rounds)
+    X = np.concatenate([e.emit(t, None).factors for t in range(1, rounds + 1)], axis=2)
+    return X, BatchRNG.from_seed(seed, "learner", label, R)
+
+
+def _projector_gap(A, B):
+    """max |A Aᵀ − B Bᵀ| per replicate: independent of QR's sign conventions."""
+    return np.abs(A @ np.swapaxes(A, 1, 2) - B @ np.swapaxes(B, 1, 2)).max(axis=(1, 2))
+
+
+@pytest.mark.parametrize("qr", ["step", "periodic", "block"])
+def test_oja_matches_a_plain_loop_of_the_spec_update(qr):
+    # SPEC §4 written out sample by sample: Q_t = qr(Q + η_t x_t x_tᵀ Q), η_t = step/(t + t0), Q_0 = qr(Gaussian).
+    env = ol.make_environment("spiked-stream", d=7, k=2, block=5)
+    rounds, R, step, t0, every = 300, 2, 1.0, 10.0, 3   # every = 3 does not divide b = 5: QRs straddle rounds
+    learner = ol.make_learner("oja", k=2, qr=qr, step=step, t0=t0, qr_every=every)
+    state = _drive(learner, env, rounds * 5, 5, R=R)
+    X, rng = _replay(env, rounds, R)
+    G = rng.normal((7, 2))                                 # the first draws of the learner's stream, as in init
+    for r in range(R):
+        Q = np.linalg.qr(G[r])[0]
+        n = 0
+        for j in range(0, X.shape[2], 5):                  # rounds of b = 5 samples
+            if qr == "block":                              # one update with the block's b steps summed
+                Q = np.linalg.qr(Q + sum(step / (n + i + 1 + t0) * np.outer(X[r, :, j + i], X[r, :, j + i] @ Q)
+                                         for i in range(5)))[0]
+                n += 5
+                continue
+            for i in range(5):
+                n += 1
+                x = X[r, :, j + i]
+                Q = Q + step / (n + t0) * np.outer(x, x @ Q)
+                if qr == "step" or n % every == 0:
+                    Q = np.linalg.qr(Q)[0]
+        Q = np.linalg.qr(Q)[0]                             # the periodic learner reports its basis orthonormalised
+        assert _projector_gap(learner.subspace(state)[r:r + 1], Q[None])[0] < 1e-12
+
+
+def test_krasulina_matches_a_plain_loop_of_the_spec_update():
+    # SPEC §4: w ← w + η (x xᵀ w − ((xᵀw)²/‖w‖²) w), η_t = step/(t + t0), w_0 a normalised Gaussian (QR with
+    # R₁₁ > 0 of a d × 1 matrix); the learner's reported direction is w/‖w‖.
     env = ol.make_environment("spiked-stream", d=8, k=1, spikes=[6.0], block=10)
-    res = ol.simulate(env, [ol.make_learner("krasulina")], T=500, replicates=4, seed=2)
-    assert res.final("sin2_theta").max() < 0.05
+    rounds, R, step, t0 = 200, 3, 1.0, 10.0
+    learner = ol.make_learner("krasulina", step=step, t0=t0)
+    state = _drive(learner, env, rounds * 10, 10, R=R)
+    X, rng = _replay(env, rounds, R)
+    G = rng.normal((8, 1))[:, :, 0]
+    for r in range(R):
+        w = G[r] / np.linalg.norm(G[r])
+        for n in range(1, X.shape[2] + 1):
+            x = X[r, :, n - 1]
+            w = w + step / (n + t0) * (x * (x @ w) - (x @ w) ** 2 / (w @ w) * w)
+        np.testing.assert_allclose(learner.subspace(state)[r, :, 0], w / np.linalg.norm(w), rtol=0, atol=1e-12)
