@@ -9,7 +9,6 @@ from onlinelab.errors import DomainError, UnknownNameError
 from onlinelab.mirror import capped_entropy_projection, get_mirror, mirror_solve
 from onlinelab.spectral import systematic_sample
 
-RNG = np.random.default_rng(7)
 
 
 def brute_capped_projection(y, cap, total):
@@ -36,7 +35,8 @@ def brute_capped_projection(y, cap, total):
 
 @pytest.mark.parametrize("n", [2, 3, 5])
 def test_simplex_projection_matches_brute_force(n):
-    y = RNG.normal(size=(30, n)) * 2
+    rng = np.random.default_rng(20)
+    y = rng.normal(size=(30, n)) * 2
     got = Simplex(n).project(y)
     want = np.stack([brute_capped_projection(row, cap=1.0, total=1.0) for row in y])
     assert np.abs(got - want).max() < 1e-12
@@ -44,7 +44,8 @@ def test_simplex_projection_matches_brute_force(n):
 
 @pytest.mark.parametrize("cap,total", [(0.4, 1.0), (1.0, 2.0), (0.3, 1.0)])
 def test_capped_simplex_projection_matches_brute_force(cap, total):
-    y = RNG.normal(size=(30, 5))
+    rng = np.random.default_rng(21)
+    y = rng.normal(size=(30, 5))
     got = CappedSimplex(5, cap, total).project(y)
     want = np.stack([brute_capped_projection(row, cap, total) for row in y])
     assert np.abs(got - want).max() < 1e-12
@@ -56,7 +57,8 @@ DOMAINS = [Simplex(4), CappedSimplex(4, 0.4, 1.0), Ball(4, 1.5), Box(4, -0.5, 1.
 @pytest.mark.parametrize("dom", DOMAINS, ids=lambda d: d.spec)
 def test_projection_certificate(dom):
     """⟨y − p, z − p⟩ ≤ 0 for every z ∈ K; the LMO gives the worst z, so one inequality certifies p."""
-    y = RNG.normal(size=(50, 4)) * 3
+    rng = np.random.default_rng(22)
+    y = rng.normal(size=(50, 4)) * 3
     p = dom.project(y)
     assert np.all(dom.contains(p))
     r = y - p
@@ -65,7 +67,8 @@ def test_projection_certificate(dom):
 
 
 def test_lmo_matches_vertex_enumeration():
-    g = RNG.normal(size=(20, 4))
+    rng = np.random.default_rng(23)
+    g = rng.normal(size=(20, 4))
     box = Box(4, -0.5, 1.0)
     corners = np.array(list(itertools.product((-0.5, 1.0), repeat=4)))
     assert np.allclose(np.einsum("ri,ri->r", g, box.lmo(g)), (g @ corners.T).min(axis=1))
@@ -80,7 +83,8 @@ def test_lmo_matches_vertex_enumeration():
 def test_spectral_projection_certificate_and_lmo(spec):
     """SPEC §2 certificate λ_max(Y − P) ≤ ⟨Y − P, P⟩ (spectraplex), generally ⟨Y−P, P⟩ ≥ max_Z ⟨Y−P, Z⟩."""
     dom = make_domain(spec, 4)
-    Y = RNG.normal(size=(10, 4, 4))
+    rng = np.random.default_rng(24)
+    Y = rng.normal(size=(10, 4, 4))
     Y = Y + np.swapaxes(Y, 1, 2)
     P = dom.project(Y)
     assert np.all(dom.contains(P))
@@ -100,7 +104,8 @@ def test_spectral_projection_certificate_and_lmo(spec):
 def test_entropy_projection_onto_capped_simplex_matches_brute_force():
     """argmin KL(p‖q): enumerate the capped set C; p = cap on C, τq elsewhere; keep the feasible minimiser."""
     cap, total, n = 0.3, 1.0, 5
-    for q in RNG.random((20, n)) ** 3 + 1e-3:
+    rng = np.random.default_rng(25)
+    for q in rng.random((20, n)) ** 3 + 1e-3:
         best, best_kl = None, np.inf
         for C in itertools.product((False, True), repeat=n):
             C = np.array(C)
@@ -119,7 +124,8 @@ def test_entropy_projection_onto_capped_simplex_matches_brute_force():
 
 def test_log_barrier_solve_kkt():
     """argmin −⟨θ,x⟩ − Σ log x on Δ: 1/x_i + θ_i is constant (the multiplier β), x > 0, Σx = 1."""
-    theta = RNG.normal(size=(10, 6)) * 5
+    rng = np.random.default_rng(26)
+    theta = rng.normal(size=(10, 6)) * 5
     x = mirror_solve(get_mirror("log-barrier"), theta, Simplex(6))
     assert np.all(x > 0) and np.allclose(x.sum(axis=1), 1, atol=1e-14)
     beta = 1 / x + theta
@@ -128,7 +134,8 @@ def test_log_barrier_solve_kkt():
 
 def test_systematic_sampling_inclusion_probabilities_exact():
     """P(i taken) = p_i: integrate the piecewise-constant selection over u ∈ [0, 1) exactly."""
-    p = CappedSimplex(6, 1.0, 3.0).project(RNG.normal(size=(1, 6)))
+    rng = np.random.default_rng(27)
+    p = CappedSimplex(6, 1.0, 3.0).project(rng.normal(size=(1, 6)))
     cum = np.cumsum(p[0])
     breaks = np.unique(np.concatenate([[0.0, 1.0], np.mod(cum, 1.0)]))
     incl = np.zeros(6)
