@@ -7,6 +7,10 @@
 * ``digits-stream`` — scikit-learn's bundled 8 × 8 digits (1797 × 64, scaled to [0, 1] and
   centred), each replicate in its own random order, or sorted by class (an adversarial
   order: the stream shows one digit at a time); the target is the batch-PCA subspace.
+  ``n_samples`` keeps a subsample, chosen by ``subset_seed`` and *not* by the run's seed: the
+  subsample defines the data set (its batch-PCA subspace is the one target ``truth()`` reports
+  for every replicate, fixed at construction like ``spiked-stream``'s ``basis_seed``); what the
+  run's seed randomises, per replicate, is the order in which that data set is streamed.
 
 Every round is one :class:`~onlinelab.streaming_losses.SampleLoss` (the b samples as
 factors), so regret is compression regret against the best rank-k projection in hindsight.
@@ -132,9 +136,15 @@ class RotatingSubspace(SpikedStream):
 
 @ol.register_environment("digits-stream")
 class DigitsStream(SubspaceStream):
-    """scikit-learn's digits (scaled, centred) streamed in random order or sorted by class; target: batch PCA."""
+    """scikit-learn's digits (scaled, centred) streamed in random order or sorted by class; target: batch PCA.
 
-    def __init__(self, k: int = 5, order: str = "random", block: int = 1, n_samples: int | None = None):
+    ``n_samples`` (optional) keeps a fixed subsample drawn with ``subset_seed``: it is part of the data set's
+    definition (the target subspace is its batch PCA), so the run's seed does not change it; the run's seed
+    changes the streaming order of each replicate (``order="random"``) or the order within each class ("sorted").
+    """
+
+    def __init__(self, k: int = 5, order: str = "random", block: int = 1, n_samples: int | None = None,
+                 subset_seed: int = 0):
         from sklearn.datasets import load_digits
         X, y = load_digits(return_X_y=True)
         super().__init__(d=X.shape[1])
@@ -142,8 +152,9 @@ class DigitsStream(SubspaceStream):
         self.order = v.choice("order", order, ("random", "sorted"))
         self.block = v.integer("block", block, minimum=1)
         self.n_samples = None if n_samples is None else v.integer("n_samples", n_samples, minimum=1)
-        if self.n_samples is not None:
-            keep = np.random.default_rng(0).permutation(len(y))[: self.n_samples]
+        self.subset_seed = v.integer("subset_seed", subset_seed, minimum=0)
+        if self.n_samples is not None:  # the data set itself (see the class docstring), not a run's randomness
+            keep = np.random.default_rng(self.subset_seed).permutation(len(y))[: self.n_samples]
             X, y = X[keep], y[keep]
         self.data = X / 16.0 - (X / 16.0).mean(axis=0)
         self.labels = y

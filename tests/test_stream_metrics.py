@@ -20,7 +20,7 @@ def test_principal_angle_metrics_match_scipy():
     for r in range(Q.shape[0]):
         theta = subspace_angles(Q[r], U)
         assert sin2_theta(Q, U)[r] == pytest.approx(np.sin(theta.max()) ** 2, abs=1e-12)
-        assert sin_theta_fro(Q, U)[r] == pytest.approx(np.linalg.norm(np.sin(theta)), abs=1e-7)
+        assert sin_theta_fro(Q, U)[r] == pytest.approx(np.linalg.norm(np.sin(theta)), abs=1e-12)
 
 
 def test_explained_variance_and_reconstruction_error_match_dense_formulas():
@@ -118,11 +118,24 @@ def test_digits_stream_orders_and_batch_pca_target():
 
 
 def test_rotating_subspace_tracked_by_constant_step_oja():
-    env = ol.make_environment("rotating-subspace", d=10, k=2, speed=2e-4, block=10)
-    res = ol.simulate(env, {"const": ol.make_learner("oja", k=2, qr="block", schedule="constant", step=0.01),
-                            "decay": ol.make_learner("oja", k=2, qr="block")}, T=2000, replicates=2, seed=0)
-    final = res.final("sin2_theta").groupby(level="learner").mean()
-    assert final["const"] < 0.1 < final["decay"]  # a decaying step cannot follow a moving target
+    d, k, eta, speed = 10, 2, 0.01, 2e-4
+    env = ol.make_environment("rotating-subspace", d=d, k=k, speed=speed, block=10)
+    res = ol.simulate(env, {"const": ol.make_learner("oja", k=k, qr="block", schedule="constant", step=eta),
+                            "decay": ol.make_learner("oja", k=k, qr="block")}, T=2000, replicates=8, seed=0)
+    final = res.final("sin2_theta")
+    const, decay = (final.xs(n, level="learner").to_numpy() for n in ("const", "decay"))
+    se = lambda a: a.std(ddof=1) / np.sqrt(len(a))  # noqa: E731
+    # Threshold from the constant step's stationary error: angle θ_ij (i in the subspace, j outside) follows
+    # θ ← (1 − η(λ_i − λ_j)) θ + η·noise with noise variance λ_i λ_j, so E θ_ij² ≈ η λ_i λ_j / (2(λ_i − λ_j)) to first
+    # order in η λ (here ηλ₁ = 0.05), and E sin²θ_max ≤ E‖sinΘ‖²_F = Σ_ij E θ_ij²; the lag behind the rotation,
+    # speed/(η·gap) = 0.01 rad, adds ~10⁻⁴.  Twice that floor allows for the first-order approximation; a decaying
+    # step averages over the whole rotation (4 rad over the run) and cannot follow, and a random subspace has
+    # E sin²θ_max ≥ 1 − k/d = 0.8.
+    lam = np.linalg.eigvalsh(env.covariance_at(0.0))[::-1]
+    floor = sum(eta * lam[i] * lam[j] / (2 * (lam[i] - lam[j])) for i in range(k) for j in range(k, d))
+    threshold = 2 * floor + (speed / (eta * env.gap)) ** 2
+    assert threshold < 0.5 * (1 - k / d)
+    assert const.mean() + 3 * se(const) < threshold < decay.mean() - 3 * se(decay), (const, decay, threshold)
 
 
 def test_sgd_bound_holds_on_streaming_least_squares():
@@ -153,7 +166,22 @@ def test_sample_loss_statistics_match_dense(b):
         assert np.all(st["spec_sq"] >= spec)
 
 
-@pytest.mark.parametrize("name", ["spiked-stream", "rotating-subspace", "digits-stream", "least-squares-stream"])
-def test_stream_environments_pass_the_conformance_checker(name):
+def test_digits_subsample_is_the_data_set_and_the_run_seed_is_the_order():
+    # (The generic conformance suite, tests/test_conformance.py, checks every registered environment as built by
+    # default; this covers the subsampled digits stream.)
     from onlinelab.checks import check_environment
-    assert check_environment(name)
+    from environments.streams import DigitsStream
+    env = DigitsStream(k=3, n_samples=200, block=50)
+    assert "seed changes the losses" in check_environment(env, T=4)
+    # the subsample depends on subset_seed only: same data whatever the run, another subset_seed another data set
+    assert np.array_equal(env.data, DigitsStream(k=3, n_samples=200).data)
+    assert not np.array_equal(env.data, DigitsStream(k=3, n_samples=200, subset_seed=1).data)
+
+    def first_round(seed):
+        e = env.clone()
+        e.reset(ol.rng.BatchRNG.from_seed(seed, "environment", "x", 2), 4)
+        return e.emit(1, None).factors
+
+    a, b = first_round(0), first_round(1)
+    assert not np.array_equal(a, b) and not np.array_equal(a[0], a[1])  # the order: per seed and per replicate
+    assert set(map(tuple, a[0].T.round(12))) <= set(map(tuple, env.data.round(12)))  # drawn from the subsample
