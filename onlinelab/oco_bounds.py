@@ -55,7 +55,8 @@ def capped_meg_bounds(d: int, m: int, eta: float, tuned_for: float | None, ctx) 
     if tuned_for is not None:
         out.append(Bound("capped-meg-tuned", "SPEC §2 Rank k [derived]",
                          f"√(2 L̂ m log(d/m)) + m log(d/m), L̂ = {tuned_for:.4g}",
-                         {**held, f"L̂ = m·T·loss_bound = {tuned_for:.4g} ≥ L* (tr L_t ≤ d‖L_t‖₂)": True},
+                         {**held, f"L̂ = {tuned_for:.4g} ≥ m·T·loss_bound ≥ L* (L* ≤ m·λ_max(Σ L_s) ≤ m·Σ‖L_s‖₂)":
+                          bool(tuned_for >= m * ctx.T * ctx.loss_bound * (1 - 1e-12))},
                          lambda s: np.sqrt(2 * tuned_for * D) + D + 0.0 * s.comparator, pointwise=True))
     return out
 

@@ -77,15 +77,16 @@ def test_prescient_bound_value():
 
 
 def test_capped_meg_bound_values():
-    d, m, eta, Lhat = 8, 6, 0.3, 100.0
+    d, m, eta, Lhat = 8, 6, 0.3, 600.0                                   # L̂ = m·T·loss_bound
     D = 6 * np.log(8 / 6)
     ctx = Context(d=d, T=100, replicates=1, psd=True)
     fo, tuned = capped_meg_bounds(d, m, eta, Lhat, ctx)
     assert fo.curve(STATS)[0, 1] == pytest.approx((0.3 * 3 + D) / (1 - np.exp(-0.3)) - 3, rel=1e-14)
     assert fo.curve(STATS)[0, 0] == pytest.approx(D / (1 - np.exp(-0.3)), rel=1e-14)
-    assert tuned.curve(STATS)[0].tolist() == pytest.approx([np.sqrt(200 * D) + D] * 2, rel=1e-14)
+    assert tuned.curve(STATS)[0].tolist() == pytest.approx([np.sqrt(1200 * D) + D] * 2, rel=1e-14)
     assert fo.holds and tuned.holds and fo.pointwise and tuned.pointwise
     assert len(capped_meg_bounds(d, m, eta, None, ctx)) == 1
+    assert not capped_meg_bounds(d, m, eta, 100.0, ctx)[1].holds           # L̂ < m·T·loss_bound: L̂ ≥ L* not known
     assert not capped_meg_bounds(d, m, eta, Lhat, Context(d=d, T=100, replicates=1, psd=False))[0].holds
     # with the tuned η = ln(1 + √(2D/L̂)) the first-order form at L* = L̂ is below the tuned bound √(2L̂D) + D
     eta_t = np.log1p(np.sqrt(2 * D / Lhat))
