@@ -158,13 +158,15 @@ class Result:
         return out
 
     def bounds(self) -> pd.DataFrame:
-        """One row per (learner, environment, bound): applicability, failed assumptions, final value, violation."""
+        """One row per (learner, environment, bound): applicability, failed assumptions, whether it bounds every
+        replicate (``pointwise``) or the expectation, final value, worst ratio regret/bound, violation."""
         rows = [{"learner": b["learner"], "environment": b["environment"], "bound": b["name"], "ref": b["ref"],
                  "holds": b["holds"], "failed_assumptions": "; ".join(k for k, ok in b["assumptions"].items() if not ok),
-                 "final_bound": b["final_bound"], "worst_ratio": b["worst_ratio"], "violated": b["violated"]}
+                 "pointwise": b.get("pointwise", False), "final_bound": b["final_bound"],
+                 "worst_ratio": b["worst_ratio"], "violated": b["violated"]}
                 for b in self.meta.get("bounds", [])]
         return pd.DataFrame(rows, columns=["learner", "environment", "bound", "ref", "holds", "failed_assumptions",
-                                           "final_bound", "worst_ratio", "violated"])
+                                           "pointwise", "final_bound", "worst_ratio", "violated"])
 
     def violations(self) -> pd.DataFrame:
         b = self.bounds()
