@@ -26,7 +26,7 @@ import numpy as np
 
 from .base import Environment, Learner
 from .errors import CheckError, ConfigError, OnlinelabError
-from .protocol import Context, Feedback, HistoryView
+from .protocol import Context, HistoryView, frozen_mixed
 from .registry import make_environment, make_learner
 from .rng import BatchRNG
 
@@ -137,7 +137,7 @@ def check_learner(learner, env=None, *, T: int = 30, replicates: int = 2, seed: 
 
 
 def _check_state_untouched(learner, env, T, R, seed) -> None:
-    from .simulator import simulate  # noqa: F401  (same validation path as a run)
+    from .simulator import feedback_for
     ctx = Context(d=env.d, T=T, replicates=R, loss_bound=env.loss_bound, psd=env.psd, adaptive=env.adaptive,
                   domain=getattr(env, "domain", "spectraplex"))
     rng = BatchRNG.from_seed(seed, "learner", "check", R)
@@ -149,13 +149,8 @@ def _check_state_untouched(learner, env, T, R, seed) -> None:
             play = learner.act(state, rng, loss=loss)
         else:
             play = learner.act(state, rng)
-            loss = env.emit(t, HistoryView(t, play.mixed, actions, losses) if env.adaptive else None)
-        if learner.feedback == "bandit":
-            fb = Feedback("bandit", value=loss.action_value(play.action))
-        elif learner.feedback == "first_order":
-            fb = Feedback("first_order", gradient=loss.gradient(play.mixed), value=loss.mixed_value(play.mixed))
-        else:
-            fb = Feedback("full", loss=loss)
+            loss = env.emit(t, HistoryView(t, frozen_mixed(play.mixed), actions, losses) if env.adaptive else None)
+        fb, _, _ = feedback_for(learner.feedback, loss, play)
         before = _snapshot(state)
         new = learner.update(state, play, fb, rng)
         if not _same(before, state):

@@ -95,6 +95,18 @@ def _environments(environment) -> list[Environment]:
     return out
 
 
+def feedback_for(kind: str, loss, play):
+    """What a learner of feedback ``kind`` is told about ``loss`` after ``play``, and the round's expected and
+    realised losses: bandit learners get only the realised scalar, first-order ones a gradient at the play."""
+    expected = loss.mixed_value(play.mixed)
+    realized = expected if play.action is None else loss.action_value(play.action)
+    if kind == "bandit":
+        return Feedback("bandit", value=realized), expected, realized
+    if kind == "first_order":
+        return Feedback("first_order", gradient=loss.gradient(play.mixed), value=expected), expected, realized
+    return Feedback("full", loss=loss), expected, realized
+
+
 class _Slot:
     """One learner facing one environment instance: its state, streams, history and recorder."""
 
@@ -124,14 +136,7 @@ class _Slot:
             loss = self.env.emit(t, HistoryView(t, frozen_mixed(play.mixed), self.actions, self.losses))
             validate(loss, t)
             self.tracker.add(loss)
-        expected = loss.mixed_value(play.mixed)
-        realized = expected if play.action is None else loss.action_value(play.action)
-        if self.kind == "bandit":
-            feedback = Feedback("bandit", value=realized)
-        elif self.kind == "first_order":
-            feedback = Feedback("first_order", gradient=loss.gradient(play.mixed), value=expected)
-        else:
-            feedback = Feedback("full", loss=loss)
+        feedback, expected, realized = feedback_for(self.kind, loss, play)
         t2 = time.perf_counter()
         self.state = self.learner.update(self.state, play, feedback, self.rng)
         self.runtime += (time.perf_counter() - t2) + (t1 - t0)
