@@ -51,8 +51,16 @@ class MatrixLoss:
     def action_value(self, action: np.ndarray) -> np.ndarray:
         return self.quad(action)
 
+    def eigenvalues(self) -> np.ndarray:
+        """Ascending eigenvalues per replicate, computed once per loss (validation and statistics both need them)."""
+        cached = self.__dict__.get("_eigenvalues")
+        if cached is None:
+            cached = self.__dict__["_eigenvalues"] = np.linalg.eigvalsh(self.dense())
+        return cached
+
     def spectral_norm(self) -> np.ndarray:
-        return np.abs(np.linalg.eigvalsh(self.dense())).max(axis=1)
+        ev = self.eigenvalues()
+        return np.maximum(-ev[:, 0], ev[:, -1])
 
     def frobenius_sq(self) -> np.ndarray:
         return np.einsum("rij,rij->r", self.dense(), self.dense())
@@ -66,10 +74,10 @@ class MatrixLoss:
         return {"spec_sq": self.spectral_norm() ** 2, "fro_sq": self.frobenius_sq()}
 
     def min_eigenvalue(self) -> np.ndarray:
-        return np.linalg.eigvalsh(self.dense())[:, 0]
+        return self.eigenvalues()[:, 0]
 
     def max_eigenvalue(self) -> np.ndarray:
-        return np.linalg.eigvalsh(self.dense())[:, -1]
+        return self.eigenvalues()[:, -1]
 
     def comparator(self, replicates: int, d: int) -> "SpectralComparator":
         return SpectralComparator(replicates, d)

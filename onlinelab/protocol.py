@@ -44,7 +44,6 @@ class Context:
     adaptive: bool = False
     fro_sq_mean: float = 1.0
     domain: str = "spectraplex"
-    extra: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
