@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 
 import pandas as pd
 
-from .errors import OnlinelabError
+from .errors import BoundViolationWarning, OnlinelabError
 
 
 def _print_summary(result, stream=None) -> int:
@@ -40,8 +41,10 @@ def cmd_run(args) -> int:
     if "game" in data:  # a Fenchel game config (onlinelab.game_config)
         return _run_game(data, args)
     try:
-        result, path = run_experiment(data, seed=args.seed, rounds=args.rounds, replicates=args.replicates,
-                                      out=args.out, progress=not args.quiet)
+        with warnings.catch_warnings():  # _print_summary reports violations itself, in capitals
+            warnings.simplefilter("ignore", BoundViolationWarning)
+            result, path = run_experiment(data, seed=args.seed, rounds=args.rounds, replicates=args.replicates,
+                                          out=args.out, progress=not args.quiet)
     except OnlinelabError as exc:
         run_dir = getattr(exc, "run_dir", None)
         if run_dir is not None:

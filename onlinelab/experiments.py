@@ -15,7 +15,7 @@ import time
 import warnings
 
 from . import config as C
-from .errors import BoundViolationWarning, OnlinelabError
+from .errors import OnlinelabError
 from .simulator import simulate
 
 DEFAULT_TOML = """
@@ -75,7 +75,7 @@ def run_experiment(data: dict, *, seed=None, rounds=None, replicates=None, out=N
     resolved = C.resolved(cfg)
     start = time.time()
     with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", BoundViolationWarning)
+        warnings.simplefilter("always")
         try:
             result = simulate(envs, learners, T=cfg.rounds, replicates=cfg.replicates, seed=cfg.seed,
                               checkpoints=cfg.checkpoints, progress=progress)
@@ -86,7 +86,6 @@ def run_experiment(data: dict, *, seed=None, rounds=None, replicates=None, out=N
             raise
     result.meta["wall_s"] = time.time() - start
     result.save(path, config=resolved)
-    for w in caught:
-        if not issubclass(w.category, BoundViolationWarning):
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    for w in caught:  # re-raised only now, so that a violation never stops the run directory being written
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     return result, path

@@ -115,3 +115,44 @@ def test_console_script_is_installed():
     assert script.is_file(), f"no console script at {script}; reinstall with pip install -e ."
     out = subprocess.run([str(script), "list"], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 and "logdet-omd" in out.stdout
+
+
+@ol.register_learner("test-overclaiming")
+class _Overclaiming(ol.Learner):
+    """Plays I/d and claims regret ≤ 0.5: every run of it violates its bound."""
+
+    feedback = "full"
+
+    def init(self, ctx, rng):
+        return ctx.d
+
+    def act(self, state, rng):
+        R = rng.replicates
+        return ol.Play(ol.EigenPlay(np.full((R, state), 1 / state), np.tile(np.eye(state), (R, 1, 1))))
+
+    def update(self, state, play, feedback, rng):
+        return state
+
+    def bounds(self, ctx):
+        from onlinelab.bounds import Bound
+        return [Bound("too-good", "none", "0.5", {"always": True}, lambda s: np.full(s.t.shape, 0.5), pointwise=True)]
+
+
+def _overclaiming_config():
+    return {"run": {"rounds": 100, "replicates": 2}, "environments": [{"name": "switching", "d": 3}],
+            "learners": [{"name": "test-overclaiming"}]}
+
+
+def test_a_violation_warns_only_after_the_run_directory_is_written(tmp_path):
+    from onlinelab.errors import BoundViolationWarning
+    with pytest.warns(BoundViolationWarning, match="too-good"):
+        run_experiment(_overclaiming_config(), out=tmp_path / "v")
+    assert ol.load_run(tmp_path / "v").violations().bound.tolist() == ["too-good"]
+    assert "**VIOLATED**" in (tmp_path / "v" / "report.md").read_text()
+
+
+def test_cli_reports_a_violation_in_capitals_and_exits_3(tmp_path, capsys):
+    cfg = tmp_path / "over.toml"
+    cfg.write_text(C.dump_toml(_overclaiming_config()))
+    assert cli.main(["run", str(cfg), "--out", str(tmp_path / "o"), "--quiet"]) == 3
+    assert "!!! BOUND VIOLATED: test-overclaiming" in capsys.readouterr().out
