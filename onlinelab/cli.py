@@ -38,8 +38,10 @@ def cmd_run(args) -> int:
     from . import config as C
     from .experiments import default_config, run_experiment
     data = default_config() if args.config is None else C.load_toml(args.config)
-    if "game" in data:  # a Fenchel game config (onlinelab.game_config)
-        return _run_game(data, args)
+    from .run_kinds import kind_of
+    kind = kind_of(data)
+    if kind is not None:  # a game, or another registered experiment kind (onlinelab.run_kinds)
+        return _run_kind(kind, data, args)
     try:
         with warnings.catch_warnings():  # _print_summary reports violations itself, in capitals
             warnings.simplefilter("ignore", BoundViolationWarning)
@@ -56,19 +58,19 @@ def cmd_run(args) -> int:
     return status
 
 
-def _run_game(data, args) -> int:
+def _run_kind(kind, data, args) -> int:
     import pathlib
 
     from .experiments import run_id
-    from .game_config import run_game_config
-    result, resolved = run_game_config(data, seed=args.seed, rounds=args.rounds, replicates=args.replicates)
-    path = pathlib.Path(args.out) if args.out else pathlib.Path("runs") / run_id(resolved["run"]["name"],
-                                                                               resolved["run"]["seed"])
-    result.save(path, config=resolved)
-    with pd.option_context("display.width", 200, "display.max_columns", 20, "display.float_format", "{:.4g}".format):
-        print(result.summary().to_string(index=False))
+    outcome = kind.runner()(data, seed=args.seed, rounds=args.rounds, replicates=args.replicates,
+                            progress=not args.quiet)
+    run = outcome.resolved.get("run", {})
+    path = pathlib.Path(args.out) if args.out else pathlib.Path("runs") / run_id(run.get("name", kind.key),
+                                                                               run.get("seed", 0))
+    outcome.result.save(path, config=outcome.resolved)
+    print(outcome.summary)
     print(f"run directory: {path}")
-    return 3 if result.meta["game"]["breaches"] or len(result.violations()) else 0
+    return outcome.status
 
 
 def cmd_list(args) -> int:
@@ -79,6 +81,11 @@ def cmd_list(args) -> int:
     print("environments:")
     for name in environment_names():
         print(f"  {name:24s} {describe(environment_class(name))}")
+    from .run_kinds import listings
+    for title, rows in listings():
+        print(f"{title}:")
+        for name, text in rows:
+            print(f"  {name:24s} {text}")
     return 0
 
 

@@ -161,3 +161,9 @@ def play_recovery(rec: Recovery, *, T: int, replicates: int = 1, seed: int = 0, 
     from .game import play_game
     return play_game(rec.f, rec.x_player, rec.y_player, T=T, replicates=replicates, seed=seed, weights=rec.weights,
                      order=rec.order, checkpoints=checkpoints, bounds=rec.bounds)
+
+
+def listing() -> list[tuple[str, str]]:
+    """(name, first docstring line) of every recovery, for ``onlinelab list``."""
+    import inspect
+    return [(name, (inspect.getdoc(f) or "").splitlines()[0]) for name, f in RECOVERIES.items()]

@@ -51,7 +51,7 @@ def _load_builtins() -> None:
         return
     _loaded = True
     importlib.import_module("onlinelab.learners")
-    importlib.import_module("environments")
+    importlib.import_module("onlinelab.environments")
     for group in ("onlinelab.learners", "onlinelab.environments"):
         for ep in metadata.entry_points(group=group):
             ep.load()

@@ -2,7 +2,7 @@
 
 A round brings a block of b samples ``X = [x_1 … x_b]`` (b = 1 for a single sample).  It
 travels as :class:`SampleLoss`, a :class:`~onlinelab.FactoredLoss` with ``coef = −1/b``:
-``L = −(1/b) Σ_j x_j x_jᵀ`` (the gain form of :class:`environments.spiked.SpikedCovariance`).
+``L = −(1/b) Σ_j x_j x_jᵀ`` (the gain form of :class:`onlinelab.environments.spiked.SpikedCovariance`).
 Playing the projector ``P = Q Qᵀ`` costs ``⟨P, L⟩ = −(1/b) Σ_j ‖Qᵀx_j‖²``, which is the mean
 compression loss ``(1/b) Σ_j ‖x_j − Q Qᵀ x_j‖²`` minus ``(1/b) Σ_j ‖x_j‖²`` — a term that does
 not depend on the play, so regret in the gain form *is* compression regret.

@@ -7,7 +7,7 @@ from scipy.special import expit
 from sklearn.linear_model import LogisticRegression
 
 import onlinelab as ol
-from environments.datasets import LogisticData
+from onlinelab.environments.datasets import LogisticData
 from onlinelab.data_losses import DataLoss
 from onlinelab.datasets import DataObjective, Margin, Risk, load_data
 from onlinelab.domains import Box

@@ -80,7 +80,7 @@ def test_cli_bad_input_exits_2_with_the_message(tmp_path, capsys):
 
 
 def test_cli_failed_run_saves_its_completed_part(tmp_path, capsys, monkeypatch):
-    import environments.spiked as spiked
+    import onlinelab.environments.spiked as spiked
     original = spiked.SpikedCovariance.emit
 
     def emit(self, t, history):

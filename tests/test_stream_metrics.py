@@ -170,7 +170,7 @@ def test_digits_subsample_is_the_data_set_and_the_run_seed_is_the_order():
     # (The generic conformance suite, tests/test_conformance.py, checks every registered environment as built by
     # default; this covers the subsampled digits stream.)
     from onlinelab.checks import check_environment
-    from environments.streams import DigitsStream
+    from onlinelab.environments.streams import DigitsStream
     env = DigitsStream(k=3, n_samples=200, block=50)
     assert "seed changes the losses" in check_environment(env, T=4)
     # the subsample depends on subset_seed only: same data whatever the run, another subset_seed another data set
