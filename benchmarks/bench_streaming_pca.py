@@ -74,7 +74,7 @@ def main(argv=None):
     p.add_argument("--epochs", type=int, default=3, help="passes of block Oja over the same samples")
     args = p.parse_args(argv)
     env = ol.make_environment("spiked-stream", d=D, k=K, spikes=[6.0, 5.5, 5.0, 4.5, 4.0], block=CHUNK)
-    step = 2.0 / env.gap  # η_n = c/(gap (n + t0)) with c = 2 (SPEC §4; c·gap > 1/2 for the 1/n rate)
+    step = 2.0 / env.gap  # η_n = c/(gap (n + t0)) with c = 2 (theory §4; c·gap > 1/2 for the 1/n rate)
     with threadpool_limits(limits=1):
         t_ipca, e_ipca = bench_ipca(env, args.samples)
         t_oja, e_oja, reached = bench_oja(env, args.samples, args.block, e_ipca, step, args.epochs)

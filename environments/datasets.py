@@ -6,7 +6,7 @@
 The samples are scikit-learn's bundled breast-cancer data (:func:`onlinelab.datasets.load_data`);
 B_t is b indices drawn uniformly with replacement, independently per replicate (oblivious, i.i.d.).
 Domain ``box:-r:r``; ``loss_bound`` = |φ'|max + λ r√n bounds every gradient over the box (checked each
-round); ℓ_t is λ-strongly convex, which the losses report (FTL's bound, SPEC §3.2).  The comparator
+round); ℓ_t is λ-strongly convex, which the losses report (FTL's bound, theory §3.2).  The comparator
 is the exact minimiser of the summed losses over the box (L-BFGS-B).
 
 >>> LogisticData(batch=4).domain

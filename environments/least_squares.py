@@ -1,4 +1,4 @@
-"""Streaming least squares with a fixed design: the convex test bed for the SGD bound of SPEC §4.
+"""Streaming least squares with a fixed design: the convex test bed for the SGD bound of theory §4.
 
 Each round brings fresh noisy targets ``y_t = B w* + noise·ε_t`` for a fixed design ``B``
 (m × d); the round's loss is ``e_t(w) = ‖B w − y_t‖² / (2m)``.  Everything Theorem 3.3 needs
@@ -6,7 +6,7 @@ is exact: ``E(w) = ‖B(w − w*)‖²/(2m) + const``, so ``ŵ = w*``; ``L = λ_
 ``∇e_t(w) − ∇E(w) = −Bᵀ ε_t · noise/m`` has variance ``σ² = noise² ‖B‖_F² / m²`` for every w
 (a Gaussian random design would make the variance grow with ‖w − w*‖, breaking the theorem's
 assumption).  At checkpoints, for a learner with ``averaged(state)`` (see ``sgd``): the
-``suboptimality`` ``E(w̄) − E*`` and ``sgd_bound`` (SPEC's proven constant), plus
+``suboptimality`` ``E(w̄) − E*`` and ``sgd_bound`` (the proven constant of theory §4), plus
 ``sgd_bound_printed`` (the notes' constant, unproven).  Regret is against the best fixed w.
 
 >>> env = LeastSquaresStream(d=3)

@@ -2,7 +2,7 @@
 
 * ``switching`` — PSD losses x xᵀ whose direction x (a noisy coordinate axis) moves to the
   next axis every ``block`` rounds, so the best direction in hindsight is only visible late.
-* ``ftl-alternating`` — the sequence that breaks follow-the-leader (SPEC §2):
+* ``ftl-alternating`` — the sequence that breaks follow-the-leader (theory §2):
   L₁ = diag(½, 0), then diag(0, 1), diag(1, 0), … (in the first two coordinates);
   FTL's regret is ≈ T/2 (500 at T = 1000), FTL+'s −499.5.
 

@@ -1,4 +1,4 @@
-"""Sample streams for streaming PCA and autoencoders, each with a known target subspace (SPEC §4).
+"""Sample streams for streaming PCA and autoencoders, each with a known target subspace (theory §4).
 
 * ``spiked-stream`` — x ~ N(0, Σ), Σ = noise·I + U diag(spikes − noise) Uᵀ, U a fixed random
   d × k basis; b samples per round, drawn in O(dk) each (never through a d × d square root).

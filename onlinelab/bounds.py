@@ -9,7 +9,7 @@ all held, and only then may a mean regret above it be called a violation.
 
 Bounds whose regret notion is the pseudo-regret of a randomised learner carry the
 assumption "oblivious adversary": against an adaptive one the per-replicate mean
-over-estimates the pseudo-regret (SPEC §1.1), so the comparison is not a test.
+over-estimates the pseudo-regret (theory §1.1), so the comparison is not a test.
 
 >>> import numpy as np
 >>> b = meg_worst_case(d=4, eta=0.1)
@@ -83,15 +83,15 @@ def _oblivious(ctx) -> dict:
 
 
 def c_d(d: int) -> float:
-    """Stability constant of the dense estimator, max(8, 2d(d−1)) [derived, SPEC §1.5]."""
+    """Stability constant of the dense estimator, max(8, 2d(d−1)) [derived, theory §1.5]."""
     return float(max(8, 2 * d * (d - 1)))
 
 
 def logdet_dense(d: int, eta: float, gamma: float, ctx) -> Bound:
-    """SPEC §1.5 Theorem 3 with the corrected constant: d log t/η + η c_d Σ E ℓ_s² + 2, using E ℓ_s² ≤ ‖L_s‖₂²."""
+    """theory §1.5 Theorem 3 with the corrected constant: d log t/η + η c_d Σ E ℓ_s² + 2, using E ℓ_s² ≤ ‖L_s‖₂²."""
     cd = c_d(d)
     return Bound(
-        "logdet-dense-thm3", "SPEC §1.5 Theorem 3 (c_d corrected)",
+        "logdet-dense-thm3", "theory §1.5 Theorem 3 (c_d corrected)",
         f"d·log t/η + η·{cd:g}·Σ‖L_s‖₂² + 2",
         {"γ = 0": gamma == 0, f"η = {eta:.4g} ≤ 1/(2d) = {1 / (2 * d):.4g}": eta <= 1 / (2 * d) + TOL,
          **_norm_ok(ctx), **_oblivious(ctx)},
@@ -100,9 +100,9 @@ def logdet_dense(d: int, eta: float, gamma: float, ctx) -> Bound:
 
 
 def logdet_first_order(d: int, eta: float, gamma: float, ctx) -> Bound:
-    """SPEC §1.5 first-order bound: 2d log t/η + 4η d² L* + 4, for PSD losses and η ≤ 1/(4d²)."""
+    """theory §1.5 first-order bound: 2d log t/η + 4η d² L* + 4, for PSD losses and η ≤ 1/(4d²)."""
     return Bound(
-        "logdet-first-order", "SPEC §1.5 first-order bound [derived]",
+        "logdet-first-order", "theory §1.5 first-order bound [derived]",
         "2d·log t/η + 4η·d²·L* + 4",
         {"γ = 0": gamma == 0, f"η = {eta:.4g} ≤ 1/(4d²) = {1 / (4 * d * d):.4g}": eta <= 1 / (4 * d * d) + TOL,
          "L_t ⪰ 0 (declared, checked every round)": ctx.psd is True, **_norm_ok(ctx), **_oblivious(ctx)},
@@ -111,9 +111,9 @@ def logdet_first_order(d: int, eta: float, gamma: float, ctx) -> Bound:
 
 
 def logdet_sparse(d: int, eta: float, gamma: float, ctx) -> Bound:
-    """SPEC §1.5 Theorem 6: d log t/η + 2γt + 2 + 8η d Σ‖L_s‖_F² (exploration cost 2γt, γ = ηd)."""
+    """theory §1.5 Theorem 6: d log t/η + 2γt + 2 + 8η d Σ‖L_s‖_F² (exploration cost 2γt, γ = ηd)."""
     return Bound(
-        "logdet-sparse-thm6", "SPEC §1.5 Theorem 6 (exploration term corrected)",
+        "logdet-sparse-thm6", "theory §1.5 Theorem 6 (exploration term corrected)",
         "d·log t/η + 2γ·t + 2 + 8η·d·Σ‖L_s‖_F²",
         {f"η = {eta:.4g} ≤ 1/(2d) = {1 / (2 * d):.4g}": eta <= 1 / (2 * d) + TOL,
          f"γ = {gamma:.4g} = η·d": abs(gamma - eta * d) <= 1e-9 * max(1.0, gamma),
@@ -123,9 +123,9 @@ def logdet_sparse(d: int, eta: float, gamma: float, ctx) -> Bound:
 
 
 def logdet_full_information(d: int, eta: float, gamma: float, ctx) -> Bound:
-    """SPEC §2 log-det OMD with full information: (d−1) log t/η + 2ηt + 2 for η ≤ ½ (deterministic learner)."""
+    """theory §2 log-det OMD with full information: (d−1) log t/η + 2ηt + 2 for η ≤ ½ (deterministic learner)."""
     return Bound(
-        "logdet-full-info", "SPEC §2 log-det OMD, full information [derived]",
+        "logdet-full-info", "theory §2 log-det OMD, full information [derived]",
         "(d−1)·log t/η + 2η·t + 2",
         {"γ = 0": gamma == 0, f"η = {eta:.4g} ≤ 1/2": eta <= 0.5 + TOL, **_norm_ok(ctx)},
         lambda s: (d - 1) * _log(s.t) / eta + 2 * eta * s.t + 2.0 + 0.0 * s.comparator,
@@ -134,9 +134,9 @@ def logdet_full_information(d: int, eta: float, gamma: float, ctx) -> Bound:
 
 
 def meg_worst_case(d: int, eta: float, ctx=None) -> Bound:
-    """SPEC §2 MEG worst case: log d/η + (η/2) Σ‖L_s‖₂² (any symmetric losses; deterministic learner)."""
+    """theory §2 MEG worst case: log d/η + (η/2) Σ‖L_s‖₂² (any symmetric losses; deterministic learner)."""
     return Bound(
-        "meg-worst-case", "SPEC §2 MEG worst case [std]",
+        "meg-worst-case", "theory §2 MEG worst case [std]",
         "log d/η + (η/2)·Σ‖L_s‖₂²",
         {"η > 0": eta > 0},
         lambda s: np.log(d) / eta + 0.5 * eta * s.spec_sq,
@@ -145,9 +145,9 @@ def meg_worst_case(d: int, eta: float, ctx=None) -> Bound:
 
 
 def meg_first_order(d: int, eta: float, ctx) -> Bound:
-    """SPEC §2 MEG first order, 0 ⪯ L_t ⪯ I: Σ⟨W_t, L_t⟩ ≤ (η L* + log d)/(1 − e^{−η}), minus L*."""
+    """theory §2 MEG first order, 0 ⪯ L_t ⪯ I: Σ⟨W_t, L_t⟩ ≤ (η L* + log d)/(1 − e^{−η}), minus L*."""
     return Bound(
-        "meg-first-order", "SPEC §2 MEG first order [std]",
+        "meg-first-order", "theory §2 MEG first order [std]",
         "(η·L* + log d)/(1 − e^{−η}) − L*",
         {"L_t ⪰ 0 (declared, checked every round)": ctx.psd is True, **_norm_ok(ctx)},
         lambda s: (eta * s.comparator + np.log(d)) / (1 - np.exp(-eta)) - s.comparator,

@@ -1,4 +1,4 @@
-"""Online convex losses from a data set: round t's loss is the regularised risk of a random mini-batch (SPEC §3.1).
+"""Online convex losses from a data set: round t's loss is the regularised risk of a random mini-batch (theory §3.1).
 
 ℓ_t(x) = (1/b) Σ_{i∈B_t} φ(ã_i·x − o_i) + (λ/2)‖x‖² with B_t drawn per replicate
 (:mod:`onlinelab.datasets` defines φ, ã, o).  A :class:`DataLoss` offers the vector-loss protocol
@@ -6,7 +6,7 @@ of :mod:`onlinelab.vector_losses`: ``gradient`` (first-order oracle), ``terms()`
 sums: a weight per sample, :class:`DataTerms`, whose ``argmin`` is an exact L-BFGS-B solve) and the
 comparator, the best fixed x ∈ K for the summed losses.  ``statistics`` reports bounds over K:
 ``fro_sq`` = (|φ'|max·(1/b)Σ‖ã_i‖₂ + λ sup_K‖x‖)² ≥ ‖∇ℓ_t(x)‖₂², ``spec_sq`` the same in ‖·‖∞, and
-``curvature`` = λ, the strong convexity of ℓ_t (FTL's bound, SPEC §3.2).
+``curvature`` = λ, the strong convexity of ℓ_t (FTL's bound, theory §3.2).
 
 >>> import numpy as np
 >>> from onlinelab.datasets import Margin, Risk, load_data

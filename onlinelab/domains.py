@@ -1,9 +1,9 @@
 """Convex decision domains for vector learners: Euclidean projection, linear minimisation oracle, centre.
 
-SPEC §2 (projections, capped simplex) and §3.2 (oracle costs).  Every method takes a
+theory §2 (projections, capped simplex) and §3.2 (oracle costs).  Every method takes a
 leading replicate axis: points and directions are ``(R, n)`` arrays.
 
-* :class:`Simplex`        — {p ≥ 0, Σp = 1}; projection by the sort-based rule of SPEC §2
+* :class:`Simplex`        — {p ≥ 0, Σp = 1}; projection by the sort-based rule of theory §2
   (ρ is an *index*), LMO = the vertex of the smallest coordinate.
 * :class:`CappedSimplex`  — {0 ≤ p ≤ cap, Σp = total}; the eigenvalue set of the rank-k
   Fantope (cap 1, total k) and of capped density matrices (cap 1/m, total 1).
@@ -100,7 +100,7 @@ class Simplex(Domain):
         u = -np.sort(-np.asarray(y, dtype=float), axis=-1)
         css = np.cumsum(u, axis=-1)
         j = np.arange(1, u.shape[-1] + 1)
-        rho = np.sum(u + (1.0 - css) / j > 0, axis=-1)          # SPEC §2: an index (count of positives)
+        rho = np.sum(u + (1.0 - css) / j > 0, axis=-1)          # theory §2: an index (count of positives)
         theta = (1.0 - np.take_along_axis(css, rho[..., None] - 1, axis=-1)) / rho[..., None]
         return np.maximum(y + theta, 0.0)
 

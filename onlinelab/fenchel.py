@@ -1,4 +1,4 @@
-"""Convex objectives for the Fenchel game: value, (sub)gradient, conjugate over K, exact minimum (SPEC §3.3).
+"""Convex objectives for the Fenchel game: value, (sub)gradient, conjugate over K, exact minimum (theory §3.3).
 
 A :class:`ConvexFunction` f on a vector domain K gives the game its payoff
 g(x, y) = ⟨x, y⟩ − f*(y) with f*(y) = sup_{x∈K} ⟨x, y⟩ − f(x) (the conjugate *restricted to K*,
@@ -199,7 +199,7 @@ class ConjugateTerms:
 
 
 class ConjugateLoss:
-    """The y-player's loss ℓ(y) = f*(y) − ⟨x, y⟩ (−g(x, ·) of SPEC §3.3) for the x-play ``x`` (R, n)."""
+    """The y-player's loss ℓ(y) = f*(y) − ⟨x, y⟩ (−g(x, ·) of theory §3.3) for the x-play ``x`` (R, n)."""
 
     kind = "vector"
     is_linear = False

@@ -1,4 +1,4 @@
-"""The Fenchel game on the simpy loop: two no-regret players whose averaged play minimises f (SPEC §3.3–3.5).
+"""The Fenchel game on the simpy loop: two no-regret players whose averaged play minimises f (theory §3.3–3.5).
 
 ``play_game(f, x_player, y_player, T=...)``: round t, the x-player plays x_t ∈ K, the y-player
 y_t; the x-player's loss is α_t⟨·, y_t⟩ (linear), the y-player's α_t(f*(·) − ⟨x_t, ·⟩).  Each
@@ -12,7 +12,7 @@ exact solver), ``gap`` sup_y g(x̄, y) − inf_K g(x, ȳ) = f(x̄) + f*(ȳ) − 
 response), ``regret`` = their sum, and the recovery's rate curves as ``bound:*`` rows.  The averaged
 iterates themselves are ``result.x_avg[t]`` ((R, n) per checkpoint t; the final one also in
 ``meta["game"]["x_avg"]``).
-The chain suboptimality ≤ gap ≤ x_avg_regret + y_avg_regret (SPEC §3.3 Theorem) is checked
+The chain suboptimality ≤ gap ≤ x_avg_regret + y_avg_regret (theory §3.3 Theorem) is checked
 at every checkpoint; a breach is listed in ``meta["game"]["breaches"]`` and raised as a
 :class:`~onlinelab.errors.BoundViolationWarning`.
 
@@ -79,7 +79,7 @@ def play_game(f: ConvexFunction, x_player: Learner, y_player: Learner, *, T: int
     lead = {"x": xl, "y": yl}[first]
     if getattr(lead, "prescient", False):
         raise ConfigError(f"the first mover ({first}-player {lead.name!r}) is prescient, but "
-                          f"only the second mover may see its opponent's play (SPEC §3.3); set order = "
+                          f"only the second mover may see its opponent's play (theory §3.3); set order = "
                           f"'{second}-first' or pick a non-prescient {first}-player")
     ckpts = [int(c) for c in _checkpoints(T, checkpoints)]
     fstar, _ = f.minimum()
@@ -155,7 +155,7 @@ def play_game(f: ConvexFunction, x_player: Learner, y_player: Learner, *, T: int
     result.x_avg = averages
     for b in breaches:
         warnings.warn(f"FENCHEL CHAIN BREACHED at t = {b['t']}: {b['which']} (replicate {b['replicate']}, "
-                      f"{b['lhs']:.6g} > {b['rhs']:.6g}); SPEC §3.3 says this cannot happen — a bug",
+                      f"{b['lhs']:.6g} > {b['rhs']:.6g}); theory §3.3 says this cannot happen — a bug",
                       BoundViolationWarning, stacklevel=2)
     return result
 

@@ -4,7 +4,7 @@ Rows are (learner = "x-player vs y-player", environment = f's description, repli
 metric, value); metrics are ``suboptimality``, ``gap``, ``x_avg_regret``, ``y_avg_regret``,
 ``regret`` (their sum), ``suboptimality_shifted`` and ``weight_sum``; each rate curve of the
 recovery is a ``bound:<name>`` row, compared with every replicate's suboptimality when the bound is
-pointwise (deterministic players: the rate holds for each run) and with the mean otherwise (SPEC §3.4–3.5).
+pointwise (deterministic players: the rate holds for each run) and with the mean otherwise (theory §3.4–3.5).
 ``save`` writes the run directory of :mod:`onlinelab.storage` with a game report.
 
 >>> import pandas as pd
@@ -35,7 +35,7 @@ def game_frame(label, env, ckpts, rows, bounds) -> pd.DataFrame:
 
 
 def bound_metric(name: str) -> str:
-    """The metric a rate curve bounds: ``shifted-*`` curves bound the shifted average (SPEC §3.4 smooth case)."""
+    """The metric a rate curve bounds: ``shifted-*`` curves bound the shifted average (theory §3.4 smooth case)."""
     return "suboptimality_shifted" if name.startswith("shifted-") else "suboptimality"
 
 

@@ -1,6 +1,6 @@
 """Batched spectral helpers: symmetric eigh, the log-det normaliser (β) solve, softmax, re-orthonormalisation.
 
-All functions take a leading replicate axis.  The β solve is SPEC §1.4: given the
+All functions take a leading replicate axis.  The β solve is theory §1.4: given the
 eigenvalues ``a`` of ``W⁻¹ + η L̃`` it finds the shift making ``Σ 1/(a_i + β) = 1``,
 solved in the shifted variable ``s = a_min + β`` (root in [1, d]) by Newton from s = 1,
 which increases monotonically to the root, with a bisection fallback.
@@ -18,7 +18,7 @@ EPS = np.finfo(float).eps
 
 
 def sym(a: np.ndarray) -> np.ndarray:
-    """(A + Aᵀ)/2 over the last two axes; always applied before eigh (SPEC conventions)."""
+    """(A + Aᵀ)/2 over the last two axes; always applied before eigh (theory conventions)."""
     return 0.5 * (a + np.swapaxes(a, -1, -2))
 
 
@@ -30,10 +30,10 @@ def eigh(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def solve_shift(c: np.ndarray, max_iter: int = 100) -> tuple[np.ndarray, np.ndarray]:
     """Solve φ(s) = Σ_i 1/(c_i + s) − 1 = 0 for s ∈ [1, d], per row of c ≥ 0 with min(c) = 0.
 
-    Newton starts from max_k (k − mean of the k smallest c), a lower bound of the root (SPEC §1.4 starts at 1;
+    Newton starts from max_k (k − mean of the k smallest c), a lower bound of the root (theory §1.4 starts at 1;
     this start is also left of the root, so the same monotone-convergence argument holds).
 
-    Returns ``(s, newton_steps)``.  Stops at |φ| ≤ 8 ε Σ(c+s)⁻¹ or bracket width ≤ 4 ε s (SPEC §1.4).
+    Returns ``(s, newton_steps)``.  Stops at |φ| ≤ 8 ε Σ(c+s)⁻¹ or bracket width ≤ 4 ε s (theory §1.4).
     """
     c = np.asarray(c, dtype=float)
     n, d = c.shape
@@ -73,7 +73,7 @@ def normalised_inverse(a: np.ndarray) -> np.ndarray:
 
 
 def softmax(h: np.ndarray) -> np.ndarray:
-    """exp(h)/Σexp(h) per row with a max-shift (MEG's normalised exponential, SPEC §2)."""
+    """exp(h)/Σexp(h) per row with a max-shift (MEG's normalised exponential, theory §2)."""
     z = np.exp(h - h.max(axis=-1, keepdims=True))
     return z / z.sum(axis=-1, keepdims=True)
 

@@ -3,7 +3,7 @@
 A :class:`MatrixLoss` holds one d × d symmetric loss per replicate.  :class:`FactoredLoss`
 keeps ``L_r = Σ_j c_j x_{rj} x_{rj}ᵀ`` as its factors (streaming PCA's ``L = −x xᵀ`` is one
 vector per replicate), so an O(dk) learner never builds a d × d matrix; ``.dense()`` builds
-it on demand.  The comparator of SPEC §1.1/§2 is ``λ_min(Σ_t L_t)`` (best fixed unit vector).
+it on demand.  The comparator of theory §1.1/§2 is ``λ_min(Σ_t L_t)`` (best fixed unit vector).
 
 >>> import numpy as np
 >>> L = FactoredLoss(np.array([[1.0, 0.0]]), coef=-1.0)   # L = -e1 e1ᵀ, one replicate
@@ -217,5 +217,5 @@ class SpectralComparator:
         return np.linalg.eigvalsh(self.total)[:, 0]
 
     def pooled_value(self) -> float:
-        """λ_min of the replicate-averaged cumulative loss (pseudo-regret comparator, SPEC §1.1)."""
+        """λ_min of the replicate-averaged cumulative loss (pseudo-regret comparator, theory §1.1)."""
         return float(np.linalg.eigvalsh(self.total.mean(axis=0))[0])

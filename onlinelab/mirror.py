@@ -1,6 +1,6 @@
 """Mirror maps (regularisers) φ and the two steps every FTRL / OMD learner needs, on vector and spectral domains.
 
-SPEC §3.2.  A mirror map provides, for a domain K:
+theory §3.2.  A mirror map provides, for a domain K:
 * ``solve(θ)`` = argmin_{x∈K} −⟨θ, x⟩ + φ(x) — FTRL plays ``solve(−η Σ α_s g_s)`` and greedy OMD
   plays ``solve(∇φ(z_t) − γ α_t g_t)`` (the Bregman projection of the unconstrained step);
 * ``grad(x)`` = ∇φ(x);
@@ -11,7 +11,7 @@ SPEC §3.2.  A mirror map provides, for a domain K:
 Maps: ``euclidean`` ½‖x − c‖² (c the domain's centre: projected gradient / Frobenius FTRL),
 ``entropy`` Σ x log x (Hedge; on eigenvalues: von Neumann entropy, MEG; on a capped simplex
 the Bregman projection is capping p_i = min(cap, τ q_i)), ``log-barrier`` −Σ log x (on the
-spectraplex: the log-det learner of SPEC §1, normalised with the shifted Newton solve).
+spectraplex: the log-det learner of theory §1, normalised with the shifted Newton solve).
 :func:`mirror_solve` / :func:`mirror_grad` apply a map on any domain — spectral domains go
 through eigenvalues, so the simplex and spectraplex versions are one code path.
 
@@ -31,7 +31,7 @@ from .protocol import EigenPlay
 
 
 def capped_log_softmax(h: np.ndarray, cap: float, total: float = 1.0) -> np.ndarray:
-    """log p for p = argmin KL(p‖softmax(h)) over {0 ≤ p ≤ cap, Σp = total}: p_i = min(cap, τ e^{h_i}) (SPEC §2).
+    """log p for p = argmin KL(p‖softmax(h)) over {0 ≤ p ≤ cap, Σp = total}: p_i = min(cap, τ e^{h_i}) (theory §2).
 
     Worked in the log domain (sort h descending; j = number capped; log τ_j = log(total − j·cap) −
     logsumexp(h_{(j)}, …); the first j whose largest uncapped entry fits under the cap), so log p stays
@@ -54,7 +54,7 @@ def capped_log_softmax(h: np.ndarray, cap: float, total: float = 1.0) -> np.ndar
 
 
 def capped_entropy_projection(q: np.ndarray, cap: float, total: float) -> np.ndarray:
-    """argmin KL(p‖q) over {0 ≤ p ≤ cap, Σp = total}: p_i = min(cap, τ q_i) (SPEC §2), q > 0 rows."""
+    """argmin KL(p‖q) over {0 ≤ p ≤ cap, Σp = total}: p_i = min(cap, τ q_i) (theory §2), q > 0 rows."""
     return np.exp(capped_log_softmax(np.log(np.asarray(q, dtype=float)), cap, total))
 
 
@@ -128,7 +128,7 @@ class EntropyMap(MirrorMap):
 
 
 class LogBarrierMap(MirrorMap):
-    """φ(x) = −Σ log x on the simplex (log-det on the spectraplex, SPEC §1.2); unbounded range, so no FTRL bound."""
+    """φ(x) = −Σ log x on the simplex (log-det on the spectraplex, theory §1.2); unbounded range, so no FTRL bound."""
 
     name = "log-barrier"
     kinds = ("simplex",)

@@ -1,6 +1,6 @@
 """The nouns of a round: what a learner plays, what it is told, and what an environment may see.
 
-Every array carries the replicate axis first (length R).  See DESIGN.md "The protocol".
+Every array carries the replicate axis first (length R).  See the protocol, docs/guide/writing-learners.md.
 
 * :class:`Context`  — what is fixed for a run: dimension, horizon, replicates, and the
   environment's declared properties (norm bound, sign of losses, adaptivity).
@@ -10,7 +10,7 @@ Every array carries the replicate axis first (length R).  See DESIGN.md "The pro
 * :class:`Feedback`  — what the learner is told: the whole loss (full information) or only
   the scalar loss of its action (bandit); nothing more.
 * :class:`HistoryView` — what an adaptive environment may read: past actions, past losses and
-  the current mixed strategy, never the current sampled action (SPEC §1.1).
+  the current mixed strategy, never the current sampled action (theory §1.1).
 
 >>> import numpy as np
 >>> p = EigenPlay(np.full((2, 3), 1 / 3), np.broadcast_to(np.eye(3), (2, 3, 3)))
@@ -33,7 +33,7 @@ class Context:
 
     ``loss_bound`` is the environment's declared bound on ‖L_t‖₂; ``psd`` is True/False
     when every loss is declared positive/negative semi-definite (None: no sign);
-    ``fro_sq_mean`` bounds the mean of ‖L_t‖_F² (the r of SPEC §1.5 Theorem 6).
+    ``fro_sq_mean`` bounds the mean of ‖L_t‖_F² (the r of theory §1.5 Theorem 6).
     """
 
     d: int
@@ -114,7 +114,7 @@ class HistoryView:
         if name in ("action", "current_action", "sampled_action", "play"):
             raise ProtocolError(
                 f"an environment asked for history.{name} in round {self.t}: the current sampled action is "
-                "hidden from environments (SPEC §1.1); use history.mixed (the mixed strategy) or history.actions "
+                "hidden from environments (theory §1.1); use history.mixed (the mixed strategy) or history.actions "
                 "(past rounds)"
             )
         raise AttributeError(name)

@@ -1,4 +1,4 @@
-"""Classical methods recovered as Fenchel games, with their rates as bound curves (SPEC §3.4–3.5).
+"""Classical methods recovered as Fenchel games, with their rates as bound curves (theory §3.4–3.5).
 
 Each factory returns a :class:`Recovery` — the function, both players, weights, move order and
 rate curves — to pass to :func:`play_recovery` (or field by field to ``play_game``):
@@ -15,7 +15,7 @@ rate curves — to pass to :func:`play_recovery` (or field by field to ``play_ga
 * ``nesterov`` optimistic FTL (first) vs OMD+ with γα_t = t/(4L), α_t = t, on a quadratic over a
   ball; rate O(1/T²) [unconf constant: no curve, the tests check the slope].
 
->>> res = play_recovery(gd_averaging(n=3, T=420), T=420)    # R = G = 1: f(x̄_T) − f⋆ ≤ RG/√T (SPEC §3.4)
+>>> res = play_recovery(gd_averaging(n=3, T=420), T=420)    # R = G = 1: f(x̄_T) − f⋆ ≤ RG/√T (theory §3.4)
 >>> bool(0.0 <= res.final("suboptimality").iloc[0] * 420 ** 0.5 <= 1.0)
 True
 """
@@ -50,8 +50,8 @@ def _curve(name, ref, formula, fn, metric="suboptimality", assumptions=None):
 
 
 def _gd_bounds(R: float, G: float, gamma: float, assumptions=None) -> list:
-    """SPEC §3.4 curves for averaged projected GD with step γ: R²/(2γt) + γG²/2 [derived] and the source's."""
-    ref = "SPEC §3.4 Theorem 6.20 / Lemma 6.22"
+    """theory §3.4 curves for averaged projected GD with step γ: R²/(2γt) + γG²/2 [derived] and the source's."""
+    ref = "theory §3.4 Theorem 6.20 / Lemma 6.22"
     return [_curve("gd-RG/sqrt(T)", ref + " [derived]", f"R²/(2γt) + γG²/2, R = {R:.4g}, G = {G:.4g}, γ = {gamma:.4g}",
                    lambda t: R * R / (2 * gamma * t) + gamma * G * G / 2, assumptions=assumptions),
             _curve("gd-source-3RG/(2sqrt(T))", ref + " [src]", "R²/(2γt) + γG²",
@@ -60,7 +60,7 @@ def _gd_bounds(R: float, G: float, gamma: float, assumptions=None) -> list:
 
 def gd_averaging(n: int = 3, T: int = 1000, radius: float = 1.0, scale: float = 1.0, distance: float = 1.0,
                  seed: int = 0) -> Recovery:
-    """Averaged GD on f = G‖x − c‖ over the ball of ``radius``; x₁ at ``distance`` R from c (SPEC §3.4)."""
+    """Averaged GD on f = G‖x − c‖ over the ball of ``radius``; x₁ at ``distance`` R from c (theory §3.4)."""
     n, T = v.integer("n", n, minimum=1), v.integer("T", T, minimum=1)
     G, R = v.positive_float("scale", scale), v.positive_float("distance", distance)
     u = np.random.default_rng(seed).standard_normal(n)
@@ -80,7 +80,7 @@ def data_gd(loss: str = "logistic", T: int = 1000, lam: float = 0.01, radius: fl
     """Averaged projected GD on a regularised risk over the breast-cancer data (:mod:`onlinelab.datasets`).
 
     K = [−radius, radius]ⁿ, x₁ = 0, R = ‖x⋆‖₂ (x⋆ from L-BFGS-B), G = |φ'|max·max‖ã_i‖ + λ sup_K‖x‖ ≥ ‖∇f‖ on K,
-    γ = R/(G√T); curve RG/√T at t = T (SPEC §3.4).  ``seed`` is unused (the data are fixed).
+    γ = R/(G√T); curve RG/√T at t = T (theory §3.4).  ``seed`` is unused (the data are fixed).
     """
     from .datasets import DataObjective
     T = v.integer("T", T, minimum=1)
@@ -102,14 +102,14 @@ def _random_psd(n, seed, lo, hi):
 
 
 def smooth_gd(n: int = 5, T: int = 1000, seed: int = 0) -> Recovery:
-    """GD with γ = 1/L on a smooth strongly convex quadratic over ℝⁿ (SPEC §3.4, smooth case)."""
+    """GD with γ = 1/L on a smooth strongly convex quadratic over ℝⁿ (theory §3.4, smooth case)."""
     A, rng = _random_psd(v.integer("n", n, minimum=1), seed, 0.05, 1.0)
     b = rng.standard_normal(n)
     f = Quadratic(Euclidean(n), A, b)
     fstar, xstar = f.minimum()
     R, L = float(np.linalg.norm(xstar)), f.L
     x = OMD(regularizer="euclidean", gamma=1.0 / L, domain="euclidean")
-    bound = _curve("smooth-gd-LR²/(2t)", "SPEC §3.4 smooth case [derived]", f"LR²/(2t), L = {L:.4g}, R = {R:.4g}",
+    bound = _curve("smooth-gd-LR²/(2t)", "theory §3.4 smooth case [derived]", f"LR²/(2t), L = {L:.4g}, R = {R:.4g}",
                    lambda t: L * R * R / (2 * t), metric="shifted")
     return Recovery(f, x, BestResponsePlus(), "constant", "x-first", [bound])
 
@@ -124,7 +124,7 @@ def frank_wolfe(n: int | None = None, T: int = 1000, seed: int = 0) -> Recovery:
     n = 2 * T if n is None else v.integer("n", n, minimum=2)
     f = SquaredDistance(Simplex(n))
     D, L = np.sqrt(2.0), f.L
-    bound = _curve("fw-2LD²/(t+1)", "SPEC §3.5 Frank–Wolfe [derived]", f"2LD²/(t+1), L = {L:.4g}, D = √2",
+    bound = _curve("fw-2LD²/(t+1)", "theory §3.5 Frank–Wolfe [derived]", f"2LD²/(t+1), L = {L:.4g}, D = √2",
                    lambda t: 2 * L * D * D / (t + 1))
     return Recovery(f, BestResponsePlus(), FTL(), "linear", "y-first", [bound])
 

@@ -78,7 +78,7 @@ def summary_markdown(result) -> str:
         lines.append(f"- {b.learner} on {b.environment}: `{b.bound}` ({b.ref}){fb}: {state}{flag}")
     if any(m.get("adaptive") for m in result.meta["environments"].values()):
         lines += ["", "Against an adaptive environment the per-replicate mean regret over-estimates the "
-                  "pseudo-regret (SPEC §1.1); bounds of randomised learners are not tested there."]
+                  "pseudo-regret (theory §1.1); bounds of randomised learners are not tested there."]
     return "\n".join(lines) + "\n"
 
 

@@ -80,7 +80,7 @@ def build_result(env, env_label, ctx, slots, timing, seed, failed=None) -> "Resu
         "learners": learners_meta,
         "bounds": bounds_meta,
         "timings": {env_label: timing},
-        # SPEC §1.1: mean cumulative loss minus λ_min of the replicate-averaged cumulative loss
+        # theory §1.1: mean cumulative loss minus λ_min of the replicate-averaged cumulative loss
         "pseudo_regret": {env_label: pseudo},
     }
     result = Result(pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=COLUMNS), meta)

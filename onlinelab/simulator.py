@@ -1,7 +1,7 @@
 """The event loop: learners against environments, one simpy event per round for all replicates.
 
 ``simulate`` plays every learner against every environment for T rounds and R
-replicates.  Per round (DESIGN.md "The protocol"): each learner turns its state into a
+replicates.  Per round (the protocol, docs/guide/writing-learners.md): each learner turns its state into a
 play; the environment emits the loss (an oblivious one once for all learners — common
 random numbers — an adaptive one per learner, seeing only the :class:`HistoryView`);
 the learner gets exactly its feedback kind; the recorders add what the round cost.
@@ -123,7 +123,7 @@ class _Slot:
 
     def step(self, t, shared_loss, validate):
         t0 = time.perf_counter()
-        if getattr(self.learner, "prescient", False):  # a "+" learner sees this round's loss first (SPEC §3.1)
+        if getattr(self.learner, "prescient", False):  # a "+" learner sees this round's loss first (theory §3.1)
             if shared_loss is None:
                 raise ProtocolError(f"learner {self.label!r} is prescient (it sees the loss before playing), which an "
                                     f"adaptive environment ({self.env_label!r}) cannot allow; use an oblivious one")

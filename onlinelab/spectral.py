@@ -1,6 +1,6 @@
 """Spectral domains: a vector domain lifted to symmetric matrices through their eigenvalues (one code path).
 
-SPEC §2: the spectraplex {W ⪰ 0, tr W = 1} is the simplex on eigenvalues, the rank-k
+theory §2: the spectraplex {W ⪰ 0, tr W = 1} is the simplex on eigenvalues, the rank-k
 Fantope {0 ⪯ P ⪯ I, tr P = k} and the capped density matrices {0 ⪯ W ⪯ I/m, tr W = 1}
 are capped simplices on eigenvalues.  Every map (Euclidean projection, linear
 minimisation, mirror steps) is ``eigh`` → the vector map on the eigenvalues → the same

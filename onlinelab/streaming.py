@@ -1,4 +1,4 @@
-"""Shared pieces of the streaming-PCA and autoencoder learners (SPEC §4): steps, QR, polar, plays, samples.
+"""Shared pieces of the streaming-PCA and autoencoder learners (theory §4): steps, QR, polar, plays, samples.
 
 One copy of each helper, used by every ``learners/streaming_*.py`` module:
 
@@ -80,7 +80,7 @@ def polar(U: np.ndarray) -> np.ndarray:
 
 
 def random_basis(rng, R: int, d: int, k: int) -> np.ndarray:
-    """``Q₀ = qr(Gaussian d × k)`` per replicate (SPEC §4), from the learner's own streams."""
+    """``Q₀ = qr(Gaussian d × k)`` per replicate (theory §4), from the learner's own streams."""
     return orthonormalize(rng.normal((d, k)))
 
 

@@ -1,4 +1,4 @@
-"""Rank-k capped MEG (SPEC §2 "Rank k"): capping vs KKT, E[P] = mW by exact enumeration, a plain expm/logm loop,
+"""Rank-k capped MEG (theory §2 "Rank k"): capping vs KKT, E[P] = mW by exact enumeration, a plain expm/logm loop,
 the comparator vs an eigen computation, regret under the bounds, one code path with entropic OMD, bad input."""
 import numpy as np
 import pytest

@@ -1,5 +1,5 @@
 """Convex losses on the breast-cancer data: oracles vs finite differences, conjugates by Fenchel–Young, f⋆ against
-a dual certificate and scikit-learn, online learners under their bounds, the game's chain and rate (SPEC §3.3–3.4)."""
+a dual certificate and scikit-learn, online learners under their bounds, the game's chain and rate (theory §3.3–3.4)."""
 import numpy as np
 import pytest
 from scipy.optimize import minimize, minimize_scalar

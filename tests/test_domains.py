@@ -1,4 +1,4 @@
-"""Domains and mirror maps against brute force (small n) and optimality certificates (SPEC §2)."""
+"""Domains and mirror maps against brute force (small n) and optimality certificates (theory §2)."""
 import itertools
 
 import numpy as np
@@ -81,7 +81,7 @@ def test_lmo_matches_vertex_enumeration():
 
 @pytest.mark.parametrize("spec", ["spectraplex", "fantope:2", "capped-density:2"])
 def test_spectral_projection_certificate_and_lmo(spec):
-    """SPEC §2 certificate λ_max(Y − P) ≤ ⟨Y − P, P⟩ (spectraplex), generally ⟨Y−P, P⟩ ≥ max_Z ⟨Y−P, Z⟩."""
+    """theory §2 certificate λ_max(Y − P) ≤ ⟨Y − P, P⟩ (spectraplex), generally ⟨Y−P, P⟩ ≥ max_Z ⟨Y−P, Z⟩."""
     dom = make_domain(spec, 4)
     rng = np.random.default_rng(24)
     Y = rng.normal(size=(10, 4, 4))

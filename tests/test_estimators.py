@@ -1,7 +1,7 @@
-"""Unbiasedness of the bandit-PCA estimators (SPEC §1.3, App. A1): exact enumeration and Monte Carlo.
+"""Unbiasedness of the bandit-PCA estimators (theory §1.3, App. A1): exact enumeration and Monte Carlo.
 
 Exact enumeration lists every outcome of the sampler with its probability, builds w from
-SPEC's formulas (independently of the sampler code), evaluates ℓ = wᵀLw, and feeds the
+the formulas of theory §1.3 (independently of the sampler code), evaluates ℓ = wᵀLw, and feeds the
 sampler's own estimator; E[L̃] must equal L and E[w wᵀ] must equal Ŵ to rounding.
 
 Monte Carlo runs the real sampler (N = 4000 replicates × 60 rounds of independent draws)

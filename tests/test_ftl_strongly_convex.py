@@ -1,4 +1,4 @@
-"""FTL on strongly convex losses: regret ≤ Σ‖g_t‖²/(2λ_{1:t}) (SPEC §3.2 table), as Bound data and against a plain loop."""
+"""FTL on strongly convex losses: regret ≤ Σ‖g_t‖²/(2λ_{1:t}) (theory §3.2 table), as Bound data and against a plain loop."""
 import numpy as np
 import pytest
 

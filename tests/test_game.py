@@ -1,4 +1,4 @@
-"""The Fenchel game: GD reproduces a plain PGD loop (Theorem 6.20), the duality chain, and empirical rates (SPEC §3.3–3.5)."""
+"""The Fenchel game: GD reproduces a plain PGD loop (Theorem 6.20), the duality chain, and empirical rates (theory §3.3–3.5)."""
 import numpy as np
 import pytest
 

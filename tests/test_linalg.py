@@ -1,4 +1,4 @@
-"""The β solve (SPEC §1.4, App. A2) against a bracketing root finder, and the spectral helpers."""
+"""The β solve (theory §1.4, App. A2) against a bracketing root finder, and the spectral helpers."""
 import numpy as np
 import pytest
 from scipy.optimize import brentq
@@ -23,7 +23,7 @@ def test_shift_matches_brent_on_extreme_spectra(d):
     s, steps = solve_shift(c)
     ref = np.array([_brent_root(row) for row in c])
     np.testing.assert_allclose(s, ref, rtol=1e-13, atol=0)
-    assert steps.max() <= 9  # SPEC App. A2: at most 9 Newton steps
+    assert steps.max() <= 9  # theory appendix A2: at most 9 Newton steps
     assert np.all((s >= 1.0) & (s <= d))
 
 

@@ -1,4 +1,4 @@
-"""Log-det OMD (SPEC §1) against plain reference computations with explicit matrices, and its invariants."""
+"""Log-det OMD (theory §1) against plain reference computations with explicit matrices, and its invariants."""
 import numpy as np
 import pytest
 from scipy.optimize import brentq
@@ -101,7 +101,7 @@ def test_invariants_over_ten_thousand_rounds(sampler):
     assert seen["trace"] < 1e-12
     assert seen["lam_min"] > 0
     assert seen["orth"] < 1e-10
-    assert final.newton_max <= 9  # SPEC App. A2
+    assert final.newton_max <= 9  # theory appendix A2
 
 
 def test_exploration_mixing_and_tuned_defaults():

@@ -1,4 +1,4 @@
-"""MEG (SPEC §2) against independent references: a plain scipy.linalg.expm loop, the worst-case tuning of η, and
+"""MEG (theory §2) against independent references: a plain scipy.linalg.expm loop, the worst-case tuning of η, and
 exact enumeration of its sampler (E[w wᵀ] = W)."""
 import numpy as np
 import pytest

@@ -14,7 +14,7 @@ OCO_LEARNERS = sorted(n for n in learner_names() if issubclass(learner_class(n),
 # an OCO environment declares the domain its learners play in (streams of samples declare none)
 OCO_ENVIRONMENTS = sorted(n for n in environment_names() if getattr(environment_class(n), "domain", None)
                           and not n.endswith("-stream"))
-LINEAR_ONLY = {"ftrl+", "omd+"}          # prescient closed forms exist for linear losses only (SPEC §3.2)
+LINEAR_ONLY = {"ftrl+", "omd+"}          # prescient closed forms exist for linear losses only (theory §3.2)
 
 
 def test_discovery_finds_the_families():

@@ -176,7 +176,7 @@ def test_adaptive_environment_cannot_write_into_the_mixed_strategy():
 
 
 def test_pseudo_regret_pools_the_replicates_cumulative_losses():
-    """SPEC §1.1: mean_r Σ_t⟨Ŵ, L⟩ − λ_min(mean_r Σ_t L_t), with the losses replayed independently."""
+    """theory §1.1: mean_r Σ_t⟨Ŵ, L⟩ − λ_min(mean_r Σ_t L_t), with the losses replayed independently."""
     from onlinelab.rng import BatchRNG
     from onlinelab.simulator import label_of
     env = ol.make_environment("spiked-covariance", d=4)

@@ -1,9 +1,9 @@
-"""SPEC §1.5 stability: the identity ⟨W − W̃⁺, L̃⟩ = η Σ b²/(1 + ηb) and the derived constants (App. A3).
+"""theory §1.5 stability: the identity ⟨W − W̃⁺, L̃⟩ = η Σ b²/(1 + ηb) and the derived constants (App. A3).
 
 Exact enumeration over every outcome of each sampler (d = 3), with W̃⁺ = (W⁻¹ + ηL̃)⁻¹ formed by
 explicit inverses, independently of the learner's eigen-coordinate update:
-* dense, γ = 0, η = 1/(2d): E⟨W − W̃⁺, L̃⟩ ≤ η·c_d·E ℓ², c_d = max(8, 2d(d − 1))  (SPEC: worst ratio 0.843);
-* sparse, γ = ηd, η = 1/(2d): E⟨W − W̃⁺, L̃⟩ ≤ 8ηd‖L‖_F²  (SPEC: worst ratio 0.100).
+* dense, γ = 0, η = 1/(2d): E⟨W − W̃⁺, L̃⟩ ≤ η·c_d·E ℓ², c_d = max(8, 2d(d − 1))  (theory appendix A3: worst ratio 0.843);
+* sparse, γ = ηd, η = 1/(2d): E⟨W − W̃⁺, L̃⟩ ≤ 8ηd‖L‖_F²  (theory appendix A3: worst ratio 0.100).
 """
 import itertools
 
@@ -69,10 +69,10 @@ def test_stability_identity_and_constant(kind):
         lam, U = random_spectraplex_eig(rng, 1, d, spread=2.0)
         L = random_symmetric(rng, d, norm=rng.uniform(0.2, 1.0))
         probs, direct, identity, ell = _stability(sampler, outcomes, lam[0], U[0], L, eta, gamma)
-        np.testing.assert_allclose(direct, identity, rtol=1e-8, atol=1e-10)   # SPEC: checked to 1e-8
+        np.testing.assert_allclose(direct, identity, rtol=1e-8, atol=1e-10)   # theory §1.5: checked to 1e-8
         expected = probs @ direct
         bound = eta * c_d(d) * (probs @ ell ** 2) if kind == "dense" else 8 * eta * d * np.sum(L * L)
         worst = max(worst, expected / bound)
     assert worst <= 1.0
-    # the constants are not vacuous: the worst case comes within a factor of ~10 (SPEC A3: 0.843 / 0.100)
+    # the constants are not vacuous: the worst case comes within a factor of ~10 (theory appendix A3: 0.843 / 0.100)
     assert worst > (0.3 if kind == "dense" else 0.03)

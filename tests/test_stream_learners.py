@@ -1,4 +1,4 @@
-"""Gradient PCA and the autoencoders against closed forms (SPEC §4): Theorem 1.7, Baldi–Hornik, shrunk PCA."""
+"""Gradient PCA and the autoencoders against closed forms (theory §4): Theorem 1.7, Baldi–Hornik, shrunk PCA."""
 import numpy as np
 import pytest
 from sklearn.decomposition import PCA
@@ -84,7 +84,7 @@ def test_denoising_linear_autoencoder_tends_to_shrunk_pca():
     env = ol.make_environment("spiked-stream", d=6, k=2, spikes=[5.0, 3.0], block=50)
     lam, U = np.linalg.eigh(env.covariance_at(0.0))
     lam, U = lam[::-1][:2], U[:, ::-1][:, :2]
-    W_star = (U * (lam / (lam + sigma ** 2))) @ U.T         # SPEC §4 closed form
+    W_star = (U * (lam / (lam + sigma ** 2))) @ U.T         # theory §4 closed form
     errors = {}
     for step in (0.05, 0.02):
         lrn = ol.make_learner("denoising-ae", k=2, noise=sigma, step=step)
@@ -101,7 +101,7 @@ def test_denoising_linear_autoencoder_tends_to_shrunk_pca():
 
 
 def test_tanh_autoencoder_reconstructs_about_as_well_as_pca():
-    # No bound for tanh AEs (SPEC §4): compare with PCA's loss on the same held-out samples, replicate by replicate.
+    # No bound for tanh AEs (theory §4): compare with PCA's loss on the same held-out samples, replicate by replicate.
     # The AE's reconstructions Wd tanh(Weᵀx + be) + bd lie in a k-dimensional affine set, so its population error
     # cannot go below PCA's: "as well as PCA" can only mean a small excess.  Scale of the excess: a k-subspace that
     # learned nothing (uniformly random Q) has E‖X − QQᵀX‖²/‖X‖² = 1 − k/d exactly (E QQᵀ = (k/d) I) on any X.

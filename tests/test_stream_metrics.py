@@ -141,7 +141,7 @@ def test_rotating_subspace_tracked_by_constant_step_oja():
 def test_sgd_bound_holds_on_streaming_least_squares():
     env = ol.make_environment("least-squares-stream", d=5, m=20, noise=1.0)
     K = 2000
-    tau = min(1 / env.smoothness, 1.0 / (np.sqrt(env.grad_variance) * np.sqrt(K)))  # horizon-tuned, SPEC §4
+    tau = min(1 / env.smoothness, 1.0 / (np.sqrt(env.grad_variance) * np.sqrt(K)))  # horizon-tuned, theory §4
     res = ol.simulate(env, [ol.make_learner("sgd", step=tau)], T=K, replicates=40, seed=0)
     sub = res.curve("suboptimality")
     bound = res.curve("sgd_bound")

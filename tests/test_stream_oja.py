@@ -1,4 +1,4 @@
-"""Oja and Krasulina (SPEC §4): 1/n rate, orthonormality after every update, no NaN over 10⁵ samples."""
+"""Oja and Krasulina (theory §4): 1/n rate, orthonormality after every update, no NaN over 10⁵ samples."""
 import numpy as np
 import pytest
 
@@ -16,7 +16,7 @@ def _drive(learner, env, samples, block, R=2, seed=0, check=None):
 
 
 def test_oja_sin2_decays_like_one_over_n():
-    # SPEC §4: sin²θ = Õ(1/n) for η_n = c/(gap (n + t0)) with c·gap > 1/2; here gap = 2, step = 1.
+    # theory §4: sin²θ = Õ(1/n) for η_n = c/(gap (n + t0)) with c·gap > 1/2; here gap = 2, step = 1.
     env = ol.make_environment("spiked-stream", d=10, k=2, spikes=[5.0, 3.0], block=10)
     ck = np.unique(np.round(np.logspace(2, 3.5, 12)).astype(int))  # rounds: 10³ … 3·10⁴ samples
     res = ol.simulate(env, [ol.make_learner("oja", k=2, qr="block")], T=int(ck[-1]), replicates=16, seed=1,
@@ -109,7 +109,7 @@ def _projector_gap(A, B):
 
 @pytest.mark.parametrize("qr", ["step", "periodic", "block"])
 def test_oja_matches_a_plain_loop_of_the_spec_update(qr):
-    # SPEC §4 written out sample by sample: Q_t = qr(Q + η_t x_t x_tᵀ Q), η_t = step/(t + t0), Q_0 = qr(Gaussian).
+    # theory §4 written out sample by sample: Q_t = qr(Q + η_t x_t x_tᵀ Q), η_t = step/(t + t0), Q_0 = qr(Gaussian).
     env = ol.make_environment("spiked-stream", d=7, k=2, block=5)
     rounds, R, step, t0, every = 300, 2, 1.0, 10.0, 3   # every = 3 does not divide b = 5: QRs straddle rounds
     learner = ol.make_learner("oja", k=2, qr=qr, step=step, t0=t0, qr_every=every)
@@ -136,7 +136,7 @@ def test_oja_matches_a_plain_loop_of_the_spec_update(qr):
 
 
 def test_krasulina_matches_a_plain_loop_of_the_spec_update():
-    # SPEC §4: w ← w + η (x xᵀ w − ((xᵀw)²/‖w‖²) w), η_t = step/(t + t0), w_0 a normalised Gaussian (QR with
+    # theory §4: w ← w + η (x xᵀ w − ((xᵀw)²/‖w‖²) w), η_t = step/(t + t0), w_0 a normalised Gaussian (QR with
     # R₁₁ > 0 of a d × 1 matrix); the learner's reported direction is w/‖w‖.
     env = ol.make_environment("spiked-stream", d=8, k=1, spikes=[6.0], block=10)
     rounds, R, step, t0 = 200, 3, 1.0, 10.0

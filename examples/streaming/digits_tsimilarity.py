@@ -1,7 +1,7 @@
 """The source paper's PCA experiment on scikit-learn's digits: t-similarity (t = 10) against reduced dimension k.
 
 Methods: batch PCA (scikit-learn), Gaussian random projection (scikit-learn), gradient PCA
-(SPEC §4, safe step, on the centred data matrix), Oja (block cadence, ``epochs`` passes over
+(theory §4, safe step, on the centred data matrix), Oja (block cadence, ``epochs`` passes over
 the data in random order) and the linear autoencoder (SGD, same passes; its code is the
 encoder output ``W_eᵀ x``).  Each embedding is scored by :func:`onlinelab.subspace_metrics.t_similarity`:
 the mean fraction of every point's 10 nearest neighbours that stay among its 10 nearest.

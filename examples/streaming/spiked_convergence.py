@@ -2,7 +2,7 @@
 
 Reads ``spiked_convergence.toml`` (beside this file), runs it with :func:`onlinelab.simulate`,
 and writes ``spiked_convergence.png`` (log-log sin²θ, replicate mean, with a slope −1
-reference anchored at Oja's last point: SPEC §4 gives the 1/n rate, not its constant) and
+reference anchored at Oja's last point: theory §4 gives the 1/n rate, not its constant) and
 ``spiked_convergence.md`` (final sin²θ, ‖sinΘ‖_F, explained variance, reconstruction error,
 compression regret and µs per round).  The tests call :func:`run` with few rounds.
 """
@@ -55,7 +55,7 @@ def plot(res, block: int = 1, metric: str = "sin2_theta", reference: str = "oja-
     ref = curves[curves.learner == reference] if reference in set(curves.learner) else curves
     n_end, y_end = ref.t.iloc[-1] * block, ref["mean"].iloc[-1]
     n = np.array([n_end / 100, n_end])
-    ax.plot(n, y_end * n_end / n, "k--", lw=1, label="1/n reference (Oja rate, SPEC §4)")
+    ax.plot(n, y_end * n_end / n, "k--", lw=1, label="1/n reference (Oja rate, theory §4)")
     ax.set(xscale="log", yscale="log", xlabel="samples n", ylabel=metric)
     ax.legend(fontsize=7)
     ax.grid(True, which="both", alpha=0.2)

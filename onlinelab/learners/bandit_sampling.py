@@ -1,4 +1,4 @@
-"""Bandit-PCA sampling schemes and their unbiased loss estimators, in the learner's eigen-coordinates (SPEC §1.3).
+"""Bandit-PCA sampling schemes and their unbiased loss estimators, in the learner's eigen-coordinates (theory §1.3).
 
 Given the mixed strategy ``Ŵ = U diag(λ̂) Uᵀ`` a sampler draws a unit vector ``w`` with
 ``E[w wᵀ] = Ŵ`` and, from the observed scalar ``ℓ = wᵀ L w`` alone, builds ``L̃`` with
@@ -51,7 +51,7 @@ def _column(U: np.ndarray, idx: np.ndarray) -> np.ndarray:
 
 
 class DenseSampler:
-    """Dense sampling (SPEC §1.3): with prob. ½ an eigenvector u_I, I ~ λ̂; else Σ_i s_i √λ̂_i u_i, s ∈ {±1}^d."""
+    """Dense sampling (theory §1.3): with prob. ½ an eigenvector u_I, I ~ λ̂; else Σ_i s_i √λ̂_i u_i, s ∈ {±1}^d."""
 
     name = "dense"
 
@@ -76,7 +76,7 @@ class DenseSampler:
 
 
 class SparseSampler:
-    """Sparse sampling (SPEC §1.3): I, J ~ λ̂ i.i.d.; u_I if I = J, else (u_I + σ u_J)/√2 with a random sign σ."""
+    """Sparse sampling (theory §1.3): I, J ~ λ̂ i.i.d.; u_I if I = J, else (u_I + σ u_J)/√2 with a random sign σ."""
 
     name = "sparse"
 

@@ -1,4 +1,4 @@
-"""Rank-k online PCA by capped matrix exponentiated gradient (Warmuth–Kuzmin; SPEC §2 "Rank k").
+"""Rank-k online PCA by capped matrix exponentiated gradient (Warmuth–Kuzmin; theory §2 "Rank k").
 
 Compression form: the learner discards an m-dimensional subspace, m = d − k, and pays
 ⟨P, L_t⟩ for its rank-m projector P.  Its parameter is a capped density matrix

@@ -1,4 +1,4 @@
-"""Follow-the-leader learners: FTL, FTL+ (be-the-leader), BESTRESP+, optimistic FTL (SPEC §2, §3.2).
+"""Follow-the-leader learners: FTL, FTL+ (be-the-leader), BESTRESP+, optimistic FTL (theory §2, §3.2).
 
 They sum the weighted losses' *terms* and play their leader (argmin over the domain):
 for linear losses on the simplex / spectraplex that is a vertex / a bottom eigenvector
@@ -72,7 +72,7 @@ class FTLPlus(_Leader):
         return Play(self._leader(now if state.acc is None else state.acc.plus(now), state))
 
     def bounds(self, ctx) -> list:
-        return [prescient_bound("ftl+", 0.0, 0.0, self.bounds_assumptions(), "SPEC §2/§3.2 be-the-leader [std]")]
+        return [prescient_bound("ftl+", 0.0, 0.0, self.bounds_assumptions(), "theory §2/§3.2 be-the-leader [std]")]
 
 
 @register_learner("bestresp+")
@@ -85,12 +85,12 @@ class BestResponsePlus(_Leader):
         return Play(self._leader(leader_terms(loss, self.name), state))
 
     def bounds(self, ctx) -> list:
-        return [prescient_bound("bestresp+", 0.0, 0.0, self.bounds_assumptions(), "SPEC §3.2 BESTRESP+ [std]")]
+        return [prescient_bound("bestresp+", 0.0, 0.0, self.bounds_assumptions(), "theory §3.2 BESTRESP+ [std]")]
 
 
 @register_learner("optimistic-ftl")
 class OptimisticFTL(_Leader):
-    """Optimistic FTL: the past losses plus the hint α_t ℓ_{t−1} (Nesterov's y-player, SPEC §3.5)."""
+    """Optimistic FTL: the past losses plus the hint α_t ℓ_{t−1} (Nesterov's y-player, theory §3.5)."""
 
     def act(self, state, rng) -> Play:
         if state.acc is None:

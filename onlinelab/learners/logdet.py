@@ -1,12 +1,12 @@
 """Online mirror descent with the log-det regulariser on the spectraplex: bandit PCA and full information.
 
-SPEC §1 (Kotłowski & Neu, COLT 2019).  The state is the eigenpair ``W = U diag(lam) Uᵀ``;
+theory §1 (Kotłowski & Neu, COLT 2019).  The state is the eigenpair ``W = U diag(lam) Uᵀ``;
 ``W⁻¹`` is never formed.  A round: mix ``λ̂ = (1−γ)λ + γ/d``; sample ``w`` and build the
 unbiased estimate ``L̃`` (dense or sparse scheme, :mod:`.bandit_sampling`) — or take
 ``L̃ = L`` with full information (``sampler=None``); update
 ``W⁺ = (W⁻¹ + η L̃ + β I)⁻¹`` by eigen-decomposing ``A' = diag(1/λ) + η Uᵀ L̃ U``
 (diagonal: free; diagonal plus rank one: one eigh; a 2 × 2 block: one Jacobi rotation)
-and solving for β with the shifted safeguarded Newton of SPEC §1.4.
+and solving for β with the shifted safeguarded Newton of theory §1.4.
 
 ``eta=None`` / ``gamma=None`` take the tuned values of the corollaries for the run's (d, T):
 dense η = min{√(log T/(dT)), 1/(2d)}, γ = 0; sparse η = min{√(log T/(rT)), 1/(2d)},
@@ -41,7 +41,7 @@ class LogDetState(NamedTuple):
     eta: float
     gamma: float
     rounds: int
-    unstable: np.ndarray   # (R,) rounds where W⁻¹ + ηL̃ was not positive definite (SPEC §1.4 diagnostic)
+    unstable: np.ndarray   # (R,) rounds where W⁻¹ + ηL̃ was not positive definite (theory §1.4 diagnostic)
     newton_max: int        # most Newton steps any β solve took so far
 
 

@@ -1,4 +1,4 @@
-"""FTRL, FTRL+, OMD (linearised), OMD+ and optimistic FTRL over any domain and mirror map (SPEC §3.2).
+"""FTRL, FTRL+, OMD (linearised), OMD+ and optimistic FTRL over any domain and mirror map (theory §3.2).
 
 One code path for vectors and matrices: every step is :func:`~onlinelab.mirror.mirror_solve`
 (argmin −⟨θ, z⟩ + φ(z) over K) of a dual point, and spectral domains solve on eigenvalues.
@@ -87,7 +87,7 @@ class _Mirror(OCOLearner):
         return [ftrl_bound(self.name, rng_, beta, step, self._mirror.dual_stat, self.bounds_assumptions(),
                            ref=self._ref)]
 
-    _ref = "SPEC §3.2 FTRL [std]"
+    _ref = "theory §3.2 FTRL [std]"
 
 
 @register_learner("ftrl")
@@ -102,7 +102,7 @@ class FTRL(_Mirror):
 
 @register_learner("optimistic-ftrl")
 class OptimisticFTRL(_Mirror):
-    """Optimistic FTRL: the past gradients plus the hint α_t g_{t−1} (constants [unconf], SPEC §3.2)."""
+    """Optimistic FTRL: the past gradients plus the hint α_t g_{t−1} (constants [unconf], theory §3.2)."""
 
     def act(self, state, rng) -> Play:
         if state.acc is None:
@@ -127,12 +127,12 @@ class FTRLPlus(_Mirror):
 
     def bounds(self, ctx) -> list:
         dom, rng_, beta, step = self._resolve(ctx)
-        return [prescient_bound("ftrl+", rng_, step, self.bounds_assumptions(), "SPEC §3.2 FTRL+ [std]")]
+        return [prescient_bound("ftrl+", rng_, step, self.bounds_assumptions(), "theory §3.2 FTRL+ [std]")]
 
 
 class _OMDBase(_Mirror):
     step_name = "gamma"
-    _ref = "SPEC §3.2 OMD, Lemma 6.21"
+    _ref = "theory §3.2 OMD, Lemma 6.21"
 
     def __init__(self, regularizer="euclidean", gamma=None, z0=None, weights="constant", domain=None):
         self._common(regularizer, weights, domain)
@@ -180,4 +180,4 @@ class OMDPlus(_OMDBase):
 
     def bounds(self, ctx) -> list:
         dom, rng_, beta, step = self._resolve(ctx)
-        return [prescient_bound("omd+", rng_, step, self.bounds_assumptions(), "SPEC §3.2 OMD+ [derived]")]
+        return [prescient_bound("omd+", rng_, step, self.bounds_assumptions(), "theory §3.2 OMD+ [derived]")]

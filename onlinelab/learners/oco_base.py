@@ -1,6 +1,6 @@
 """What every online-convex-optimisation learner shares: domain resolution, weights α_t, loss oracles, state.
 
-SPEC §3.1–3.2.  A learner plays z_t in a domain K (a vector domain or a spectral one —
+theory §3.1–3.2.  A learner plays z_t in a domain K (a vector domain or a spectral one —
 the same code either way, see :mod:`onlinelab.spectral`), receives weight α_t > 0 and
 loss ℓ_t, and suffers α_t ℓ_t(z_t).  ``weights`` is ``"constant"`` (α_t = 1), ``"linear"``
 (α_t = t), a positive number (α_t = that number) or a list of positive numbers (α_t =
@@ -47,14 +47,14 @@ def check_weights(weights):
     if isinstance(weights, (list, tuple, np.ndarray)):
         arr = np.asarray(weights, dtype=float)
         if arr.ndim != 1 or arr.size == 0 or not np.all(np.isfinite(arr)) or np.any(arr <= 0):
-            raise ConfigError(f"weights must be positive (α_t > 0, SPEC §3.1), got {list(np.ravel(weights))!r}; "
+            raise ConfigError(f"weights must be positive (α_t > 0, theory §3.1), got {list(np.ravel(weights))!r}; "
                               "use 'constant', 'linear' or a list of positive numbers")
         return [float(a) for a in arr]
     raise ConfigError(f"weights must be 'constant', 'linear', a positive number or a list, got {weights!r}")
 
 
 class Alpha:
-    """α_t as a picklable callable of the 1-based round t (a plain class, so learners pickle, SPEC §3.1)."""
+    """α_t as a picklable callable of the 1-based round t (a plain class, so learners pickle, theory §3.1)."""
 
     def __init__(self, weights):
         self.weights = check_weights(weights)

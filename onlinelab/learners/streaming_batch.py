@@ -1,7 +1,7 @@
 """Comparator learners for streaming PCA: batch PCA on everything seen, and scikit-learn's IncrementalPCA.
 
 They run in the same simulation as the streaming learners, so one run and one report put
-them side by side (DESIGN.md "The protocol").  Neither is O(dk):
+them side by side (the protocol, docs/guide/writing-learners.md).  Neither is O(dk):
 
 * ``batch-pca`` keeps the d × d second-moment sum ``S = Σ x xᵀ`` (one GEMM per block) and
   plays the top-k eigenvectors of S (one batched ``eigh`` every ``refresh`` rounds) — follow

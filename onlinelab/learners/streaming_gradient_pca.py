@@ -1,6 +1,6 @@
-"""Gradient PCA with a polar retraction, on a stream of mini-batches or on a fixed data matrix (SPEC §4).
+"""Gradient PCA with a polar retraction, on a stream of mini-batches or on a fixed data matrix (theory §4).
 
-Objective (Theorem 1.7 of the source paper, checked in SPEC §4), for samples as the columns
+Objective (Theorem 1.7 of the source paper, checked in theory §4), for samples as the columns
 of ``X`` (d × n) and ``C = X Xᵀ``:
 
     f(U) = ‖U Uᵀ X − X‖_F²,    ∇f(U) = 2 (C U UᵀU + U UᵀC U − 2 C U).
@@ -8,7 +8,7 @@ of ``X`` (d × n) and ``C = X Xᵀ``:
 ``C U = X (Xᵀ U)`` is computed from the samples, O(dkn), so C is never formed.  A step is
 ``U ← polar(U − η ∇f(U))`` (the closest orthonormal basis).  Step sizes:
 
-* ``line_search="none"``: ``η = step / (16 λ_max(C))`` — ``step = 1`` is SPEC's safe step on
+* ``line_search="none"``: ``η = step / (16 λ_max(C))`` — ``step = 1`` is the safe step of theory §4 on
   ``{‖U‖₂ ≤ 1}``; λ_max comes from the small n × n Gram matrix ``XᵀX`` (or d × d if smaller);
 * ``line_search="armijo"``: start at ``step / λ_max(C)`` and halve until
   ``f(U⁺) ≤ f(U) − 10⁻⁴ η ‖∇f‖²`` (per replicate; at most 30 halvings).
@@ -93,7 +93,7 @@ class GradientPCAState(NamedTuple):
 
 @register_learner("gradient-pca")
 class GradientPCA(SubspaceLearner):
-    """Gradient descent on ‖UUᵀX − X‖² with a polar retraction, one step per mini-batch (SPEC §4)."""
+    """Gradient descent on ‖UUᵀX − X‖² with a polar retraction, one step per mini-batch (theory §4)."""
 
     def __init__(self, k: int = 1, step: float = 1.0, line_search: str = "none", schedule: str = "constant",
                  t0: float = 0.0):

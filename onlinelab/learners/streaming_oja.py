@@ -1,4 +1,4 @@
-"""Oja's streaming PCA with three QR cadences, and Krasulina's update for one component (SPEC §4).
+"""Oja's streaming PCA with three QR cadences, and Krasulina's update for one component (theory §4).
 
 Oja: ``Q_t = qr(Q_{t−1} + η_t x_t (x_tᵀ Q_{t−1}))``, ``Q₀ = qr(Gaussian d × k)``, O(dk) per sample
 plus O(dk²) per QR.  The cadence ``qr`` says when the QR runs:
@@ -11,7 +11,7 @@ plus O(dk²) per QR.  The cadence ``qr`` says when the QR runs:
   steps to first order in η, and the fast path on BLAS.
 
 Steps are counted in samples n; :class:`~onlinelab.streaming.StepSchedule` gives
-``η_n = c/(n + t₀)`` by default.  SPEC §4 writes ``c/(gap (n + t₀))``: pass ``step = c/gap``.
+``η_n = c/(n + t₀)`` by default.  theory §4 writes ``c/(gap (n + t₀))``: pass ``step = c/gap``.
 With ``c·gap`` above ½ the theory (and the tests) see ``sin²θ = Õ(1/n)``.
 
 Krasulina (k = 1): ``w ← w + η (x xᵀ w − ((xᵀw)²/‖w‖²) w)``, with ``w`` kept unnormalised.
