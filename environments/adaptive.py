@@ -17,7 +17,16 @@ from onlinelab import validation as v
 
 @ol.register_environment("top-direction")
 class TopDirection(ol.Environment):
-    """Adaptive: unit loss x xᵀ on the learner's heaviest eigen-direction (plus optional noise)."""
+    """Adaptive: unit loss x xᵀ on the learner's heaviest eigen-direction (plus optional noise).
+
+    Parameters
+    ----------
+    d : int, default 8
+        Dimension of the losses (≥ 2).
+
+    noise : float, default 0.1
+        Standard deviation of the Gaussian blur added to the learner's top eigenvector.
+    """
 
     adaptive = True
     psd = True

@@ -1,4 +1,4 @@
-"""Online PCA in compression form: keep k directions, pay the energy of what is discarded (theory §2 "Rank k").
+"""Online PCA in compression form: keep k directions, pay the energy of what is discarded (theory §2 "Rank k", docs/theory/02-online-pca.md).
 
 ``pca-compression``: L_t = x_t x_tᵀ with ‖x_t‖ = 1 (so 0 ⪯ L_t ⪯ I, ‖L_t‖₂ = 1), x_t ∝ Q z_t + noise·g_t
 for a fixed random d × k basis Q per replicate (drawn in ``reset``) and z_t, g_t standard normal.  The
@@ -22,7 +22,18 @@ from onlinelab.streaming import check_rank, orthonormalize
 
 @ol.register_environment("pca-compression")
 class PCACompression(ol.Environment):
-    """Unit vectors near a hidden k-dimensional subspace; a rank-(d − k) projector pays ‖P x_t‖²."""
+    """Unit vectors near a hidden k-dimensional subspace; a rank-(d − k) projector pays ‖P x_t‖².
+
+    Parameters
+    ----------
+    d : int, default 8
+        Dimension of the losses (≥ 2).
+
+    k : int, default 2
+        Dimension of the hidden subspace; the learner plays rank-m projectors, m = d − k.
+    noise : float, default 0.5
+        Standard deviation of the isotropic noise around the subspace, before normalising.
+    """
 
     psd = True
     loss_bound = 1.0

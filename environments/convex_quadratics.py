@@ -20,7 +20,15 @@ from onlinelab.vector_losses import QuadraticLoss
 
 @ol.register_environment("quadratic-ball")
 class RandomQuadratics(ol.Environment):
-    """I.i.d. random convex quadratics ½(x − c)ᵀA(x − c) on the unit ball (curvature in [mu, 1])."""
+    """I.i.d. random convex quadratics ½(x − c)ᵀA(x − c) on the unit ball (curvature in [mu, 1]).
+
+    Parameters
+    ----------
+    d : int, default 5
+        Dimension of the ball.
+    mu : float, default 0.1
+        Lower end of the curvature: A_t ⪰ μI, so every loss is μ-strongly convex.
+    """
 
     domain = "ball:1"
     loss_bound = 2.0

@@ -6,7 +6,7 @@
 The samples are scikit-learn's bundled breast-cancer data (:func:`onlinelab.datasets.load_data`);
 B_t is b indices drawn uniformly with replacement, independently per replicate (oblivious, i.i.d.).
 Domain ``box:-r:r``; ``loss_bound`` = |φ'|max + λ r√n bounds every gradient over the box (checked each
-round); ℓ_t is λ-strongly convex, which the losses report (FTL's bound, theory §3.2).  The comparator
+round); ℓ_t is λ-strongly convex, which the losses report (FTL's bound, theory §3.2, docs/theory/03-oco-fenchel.md).  The comparator
 is the exact minimiser of the summed losses over the box (L-BFGS-B).
 
 >>> LogisticData(batch=4).domain
@@ -52,7 +52,19 @@ class _DataStream(ol.Environment):
 
 @ol.register_environment("logistic-data")
 class LogisticData(_DataStream):
-    """Logistic regression on mini-batches of the breast-cancer data, ridge λ, box of half-width ``radius``."""
+    """Logistic regression on mini-batches of the breast-cancer data, ridge λ, box of half-width ``radius``.
+
+    Parameters
+    ----------
+    dataset : str, default "breast-cancer"
+        Bundled scikit-learn data set to stream.
+    batch : int, default 1
+        Mini-batch size b of each round's risk.
+    lam : float, default 0.01
+        Ridge weight λ (the losses are λ-strongly convex).
+    radius : float, default 2.0
+        Half-width r of the box domain [−r, r]ⁿ.
+    """
 
     loss_name = "logistic"
 
@@ -62,7 +74,22 @@ class LogisticData(_DataStream):
 
 @ol.register_environment("huber-data")
 class HuberData(_DataStream):
-    """Huber regression of the ±1 labels on mini-batches of the breast-cancer data, ridge λ, threshold δ."""
+    """Huber regression of the ±1 labels on mini-batches of the breast-cancer data, ridge λ, threshold δ.
+
+    Parameters
+    ----------
+    dataset : str, default "breast-cancer"
+        Bundled scikit-learn data set to stream.
+    batch : int, default 1
+        Mini-batch size b of each round's risk.
+    lam : float, default 0.01
+        Ridge weight λ (the losses are λ-strongly convex).
+    radius : float, default 2.0
+        Half-width r of the box domain [−r, r]ⁿ.
+
+    delta : float, default 1.0
+        Threshold δ of the Huber loss.
+    """
 
     loss_name = "huber"
 

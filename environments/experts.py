@@ -1,4 +1,4 @@
-"""Prediction with expert advice on the simplex: linear losses ⟨ℓ_t, p⟩ with ℓ_t ∈ [0, 1]ⁿ (theory §3.1).
+"""Prediction with expert advice on the simplex: linear losses ⟨ℓ_t, p⟩ with ℓ_t ∈ [0, 1]ⁿ (theory §3.1, docs/theory/03-oco-fenchel.md).
 
 * ``experts-stochastic`` — i.i.d. Bernoulli losses; expert 0 has mean ½ − gap, the others ½.
 * ``experts-adversarial`` — oblivious but hostile to leaders: uniform losses in which the
@@ -32,7 +32,15 @@ class _Experts(ol.Environment):
 
 @ol.register_environment("experts-stochastic")
 class ExpertsStochastic(_Experts):
-    """I.i.d. Bernoulli expert losses; expert 0 is better by ``gap``."""
+    """I.i.d. Bernoulli expert losses; expert 0 is better by ``gap``.
+
+    Parameters
+    ----------
+    d : int, default 10
+        Number of experts.
+    gap : float, default 0.1
+        Expert 0's advantage: its mean loss is ½ − gap, the others' ½ (0 ≤ gap ≤ ½).
+    """
 
     def __init__(self, d: int = 10, gap: float = 0.1):
         super().__init__(d=d)
@@ -48,7 +56,15 @@ class ExpertsStochastic(_Experts):
 
 @ol.register_environment("experts-adversarial")
 class ExpertsAdversarial(_Experts):
-    """Uniform losses; the favoured expert (mean ¼) moves to the next one every ``block`` rounds."""
+    """Uniform losses; the favoured expert (mean ¼) moves to the next one every ``block`` rounds.
+
+    Parameters
+    ----------
+    d : int, default 10
+        Number of experts.
+    block : int, default 25
+        Rounds before the favoured expert (mean loss ¼) moves to the next one.
+    """
 
     def __init__(self, d: int = 10, block: int = 25):
         super().__init__(d=d)

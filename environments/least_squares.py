@@ -1,4 +1,4 @@
-"""Streaming least squares with a fixed design: the convex test bed for the SGD bound of theory §4.
+"""Streaming least squares with a fixed design: the convex test bed for the SGD bound of theory §4 (docs/theory/04-streaming.md).
 
 Each round brings fresh noisy targets ``y_t = B w* + noise·ε_t`` for a fixed design ``B``
 (m × d); the round's loss is ``e_t(w) = ‖B w − y_t‖² / (2m)``.  Everything Theorem 3.3 needs
@@ -82,7 +82,19 @@ class LeastSquaresComparator:
 
 @ol.register_environment("least-squares-stream")
 class LeastSquaresStream(ol.Environment):
-    """Fresh noisy targets for a fixed design each round; the SGD bound's assumptions hold exactly."""
+    """Fresh noisy targets for a fixed design each round; the SGD bound's assumptions hold exactly.
+
+    Parameters
+    ----------
+    d : int, default 5
+        Dimension of w.
+    m : int, default 20
+        Rows of the fixed design B (m ≥ d).
+    noise : float, default 1.0
+        Standard deviation of the target noise; sets σ² = noise²‖B‖_F²/m².
+    design_seed : int, default 0
+        Seed of the fixed design and of w* (the same for every replicate and run seed).
+    """
 
     loss_bound = float("inf")
     domain = "euclidean"

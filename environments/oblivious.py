@@ -2,7 +2,7 @@
 
 * ``switching`` — PSD losses x xᵀ whose direction x (a noisy coordinate axis) moves to the
   next axis every ``block`` rounds, so the best direction in hindsight is only visible late.
-* ``ftl-alternating`` — the sequence that breaks follow-the-leader (theory §2):
+* ``ftl-alternating`` — the sequence that breaks follow-the-leader (theory §2, docs/theory/02-online-pca.md):
   L₁ = diag(½, 0), then diag(0, 1), diag(1, 0), … (in the first two coordinates);
   FTL's regret is ≈ T/2 (500 at T = 1000), FTL+'s −499.5.
 
@@ -23,7 +23,18 @@ from onlinelab import validation as v
 
 @ol.register_environment("switching")
 class Switching(ol.Environment):
-    """Oblivious PSD losses x xᵀ on a noisy coordinate axis that switches every ``block`` rounds."""
+    """Oblivious PSD losses x xᵀ on a noisy coordinate axis that switches every ``block`` rounds.
+
+    Parameters
+    ----------
+    d : int, default 8
+        Dimension of the losses (≥ 2).
+
+    block : int, default 50
+        Rounds between switches of the targeted axis.
+    noise : float, default 0.3
+        Standard deviation of the Gaussian blur added to the axis before normalising.
+    """
 
     psd = True
     loss_bound = 1.0
@@ -45,7 +56,13 @@ class Switching(ol.Environment):
 
 @ol.register_environment("ftl-alternating")
 class FTLAlternating(ol.Environment):
-    """The FTL-breaking sequence diag(½,0), diag(0,1), diag(1,0), … in the first two coordinates."""
+    """The FTL-breaking sequence diag(½,0), diag(0,1), diag(1,0), … in the first two coordinates.
+
+    Parameters
+    ----------
+    d : int, default 2
+        Dimension of the losses (≥ 2). The sequence lives in the first two coordinates.
+    """
 
     psd = True
     loss_bound = 1.0

@@ -21,7 +21,26 @@ from onlinelab import validation as v
 
 @ol.register_environment("spiked-covariance")
 class SpikedCovariance(ol.Environment):
-    """Stochastic rank-one losses −x xᵀ with x ~ N(0, noise·I + spike·P_subspace), normalised."""
+    """Stochastic rank-one losses −x xᵀ with x ~ N(0, noise·I + spike·P_subspace), normalised.
+
+    Parameters
+    ----------
+    d : int, default 8
+        Dimension of the losses (≥ 2).
+
+    rank : int, default 1
+        Dimension of the spiked subspace, 1 ≤ rank < d.
+    spike : float, default 4.0
+        Extra variance along the subspace: Σ = noise·I + spike·P.
+    noise : float, default 1.0
+        Isotropic variance.
+    normalize : {"unit", "clip"}, default "unit"
+        ``"unit"``: x/‖x‖ (‖L_t‖₂ = 1); ``"clip"``: x/max(‖x‖, radius), Gaussian shape for all but rare samples.
+    radius : float or None, default None
+        Clipping radius for ``normalize="clip"``; ``None`` takes 2√(tr Σ).
+    basis_seed : int, default 0
+        Seed of the fixed random subspace (the same for every replicate and run seed).
+    """
 
     psd = False
     loss_bound = 1.0

@@ -1,4 +1,4 @@
-"""Sample streams for streaming PCA and autoencoders, each with a known target subspace (theory §4).
+"""Sample streams for streaming PCA and autoencoders, each with a known target subspace (theory §4, docs/theory/04-streaming.md).
 
 * ``spiked-stream`` — x ~ N(0, Σ), Σ = noise·I + U diag(spikes − noise) Uᵀ, U a fixed random
   d × k basis; b samples per round, drawn in O(dk) each (never through a d × d square root).
@@ -61,7 +61,26 @@ class SubspaceStream(ol.Environment):
 
 @ol.register_environment("spiked-stream")
 class SpikedStream(SubspaceStream):
-    """Gaussian samples with a spiked covariance (top-k subspace known), ``block`` samples per round."""
+    """Gaussian samples with a spiked covariance (top-k subspace known), ``block`` samples per round.
+
+    Parameters
+    ----------
+    d : int, default 20
+        Dimension of the samples.
+    k : int, default 3
+        Dimension of the target subspace, 1 ≤ k < d.
+    spikes : list of float or None, default None
+        The k variances along the target subspace, each above ``noise``; ``None`` spaces them evenly
+        from 5 down to 3.
+    noise : float, default 1.0
+        Variance in every other direction (the eigengap is min(spikes) − noise).
+    block : int, default 1
+        Samples per round (one SampleLoss carries the block).
+    basis_seed : int, default 0
+        Seed of the fixed random target basis (the same for every replicate and run seed).
+    n_test : int, default 256
+        Held-out samples for the reconstruction-error metric.
+    """
 
     def __init__(self, d: int = 20, k: int = 3, spikes=None, noise: float = 1.0, block: int = 1,
                  basis_seed: int = 0, n_test: int = 256):
@@ -120,7 +139,29 @@ class SpikedStream(SubspaceStream):
 
 @ol.register_environment("rotating-subspace")
 class RotatingSubspace(SpikedStream):
-    """A spiked stream whose subspace turns at ``speed`` radians per sample (needs 2k ≤ d)."""
+    """A spiked stream whose subspace turns at ``speed`` radians per sample (needs 2k ≤ d).
+
+    Parameters
+    ----------
+    d : int, default 20
+        Dimension of the samples.
+    k : int, default 2
+        Dimension of the target subspace, 1 ≤ k < d.
+    spikes : list of float or None, default None
+        The k variances along the target subspace, each above ``noise``; ``None`` spaces them evenly
+        from 5 down to 3.
+    noise : float, default 1.0
+        Variance in every other direction (the eigengap is min(spikes) − noise).
+    block : int, default 1
+        Samples per round (one SampleLoss carries the block).
+    basis_seed : int, default 0
+        Seed of the fixed random target basis (the same for every replicate and run seed).
+    n_test : int, default 256
+        Held-out samples for the reconstruction-error metric.
+
+    speed : float, default 0.001
+        Rotation of the subspace, in radians per sample (needs 2k ≤ d).
+    """
 
     def __init__(self, d: int = 20, k: int = 2, spikes=None, noise: float = 1.0, block: int = 1,
                  basis_seed: int = 0, n_test: int = 256, speed: float = 1e-3):
@@ -141,6 +182,19 @@ class DigitsStream(SubspaceStream):
     ``n_samples`` (optional) keeps a fixed subsample drawn with ``subset_seed``: it is part of the data set's
     definition (the target subspace is its batch PCA), so the run's seed does not change it; the run's seed
     changes the streaming order of each replicate (``order="random"``) or the order within each class ("sorted").
+
+    Parameters
+    ----------
+    k : int, default 5
+        Dimension of the target subspace (batch PCA of the data set).
+    order : {"random", "sorted"}, default "random"
+        Each replicate in its own random order, or sorted by class (one digit at a time).
+    block : int, default 1
+        Samples per round.
+    n_samples : int or None, default None
+        Keep a subsample of this size; ``None`` keeps all 1797 images.
+    subset_seed : int, default 0
+        Seed of the subsample (part of the data set, not of the run: the run's seed sets the order).
     """
 
     def __init__(self, k: int = 5, order: str = "random", block: int = 1, n_samples: int | None = None,

@@ -74,27 +74,74 @@ class Learner(_Params):
     feedback: ClassVar[str] = "full"
 
     def init(self, ctx, rng) -> Any:
-        """Return the initial batched state for ``ctx.replicates`` replicates."""
+        """Return the initial batched state for ``ctx.replicates`` replicates.
+
+        Parameters
+        ----------
+        ctx : Context
+            What is fixed for the run: ``d``, ``T``, ``replicates`` and the environment's declarations.
+        rng : BatchRNG
+            The learner's random streams, one per replicate; draws have shape ``(R, *shape)``.
+        """
         raise NotImplementedError
 
     def act(self, state, rng):
-        """Return a :class:`~onlinelab.protocol.Play` for all replicates."""
+        """Return a :class:`~onlinelab.protocol.Play` for all replicates.
+
+        Parameters
+        ----------
+        state : object
+            The current batched state (as returned by :meth:`init` or :meth:`update`).
+        rng : BatchRNG
+            The learner's random streams.
+        """
         raise NotImplementedError
 
     def update(self, state, play, feedback, rng) -> Any:
-        """Return the next state given this round's play and feedback."""
+        """Return the next state given this round's play and feedback.
+
+        Parameters
+        ----------
+        state : object
+            The state the play was made from; it must not be modified.
+        play : Play
+            This round's play, as returned by :meth:`act` (including its private ``info``).
+        feedback : Feedback
+            What the learner is told: the loss (full), the scalar loss of its action (bandit) or a
+            gradient (first order), according to :attr:`feedback`.
+        rng : BatchRNG
+            The learner's random streams.
+        """
         raise NotImplementedError
 
     def resolved_params(self, ctx) -> dict[str, Any]:
-        """Hyper-parameters with every automatic default (None) replaced by its value for ``ctx``."""
+        """Hyper-parameters with every automatic default (None) replaced by its value for ``ctx``.
+
+        Parameters
+        ----------
+        ctx : Context
+            The run's context.
+        """
         return self.get_params()
 
     def bounds(self, ctx) -> list:
-        """The :class:`~onlinelab.bounds.Bound` objects that apply to this learner in ``ctx``."""
+        """The :class:`~onlinelab.bounds.Bound` objects that apply to this learner in ``ctx``.
+
+        Parameters
+        ----------
+        ctx : Context
+            The run's context; assumptions of each bound are evaluated against it.
+        """
         return []
 
     def diagnostics(self, state) -> dict[str, np.ndarray]:
-        """Extra per-replicate metrics (name → (R,) array) logged at checkpoints."""
+        """Extra per-replicate metrics (name → (R,) array) logged at checkpoints.
+
+        Parameters
+        ----------
+        state : object
+            The current state.
+        """
         return {}
 
 
@@ -106,6 +153,12 @@ class Environment(_Params):
     ``loss_bound`` (declared bound on ‖L_t‖₂, checked every round).
     After :meth:`reset`, ``self.rng`` is a :class:`~onlinelab.rng.BatchRNG`, ``self.T`` the
     horizon and ``self.replicates`` the number of replicates R.
+
+    Parameters
+    ----------
+    d : int, default 8
+        Dimension of the losses (≥ 2). Subclasses add their own parameters and call
+        ``super().__init__(d=d)``.
     """
 
     name: ClassVar[str] = ""
@@ -118,13 +171,37 @@ class Environment(_Params):
         self.d = v.integer("d", d, minimum=2)
 
     def reset(self, rng, T: int) -> None:
-        """Prepare for a run of T rounds; subclasses that precompute call ``super().reset(rng, T)`` first."""
+        """Prepare for a run of T rounds; subclasses that precompute call ``super().reset(rng, T)`` first.
+
+        Parameters
+        ----------
+        rng : BatchRNG
+            The environment's random streams, one per replicate; kept as ``self.rng``.
+        T : int
+            The horizon of the run.
+        """
         self.rng, self.T, self.replicates = rng, T, rng.replicates
 
     def emit(self, t: int, history):
-        """Return this round's loss (e.g. :class:`~onlinelab.losses.FactoredLoss`) for all replicates."""
+        """Return this round's loss (e.g. :class:`~onlinelab.losses.FactoredLoss`) for all replicates.
+
+        Parameters
+        ----------
+        t : int
+            The round, 1 ≤ t ≤ T (rounds count from 1).
+        history : HistoryView or None
+            Read-only history for adaptive environments (``None`` for oblivious ones).
+        """
         raise NotImplementedError
 
     def checkpoint_metrics(self, learner, state) -> dict[str, np.ndarray]:
-        """Extra per-replicate metrics that need the environment's ground truth (default: none)."""
+        """Extra per-replicate metrics that need the environment's ground truth (default: none).
+
+        Parameters
+        ----------
+        learner : Learner
+            The learner being scored.
+        state : object
+            Its current state.
+        """
         return {}

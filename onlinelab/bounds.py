@@ -9,7 +9,7 @@ all held, and only then may a mean regret above it be called a violation.
 
 Bounds whose regret notion is the pseudo-regret of a randomised learner carry the
 assumption "oblivious adversary": against an adaptive one the per-replicate mean
-over-estimates the pseudo-regret (theory §1.1), so the comparison is not a test.
+over-estimates the pseudo-regret (theory §1.1, docs/theory/01-bandit-pca.md), so the comparison is not a test.
 
 >>> import numpy as np
 >>> b = meg_worst_case(d=4, eta=0.1)
@@ -33,6 +33,15 @@ class LossStats:
 
     Statistics are whatever the loss type accumulates (``MatrixLoss``: ``spec_sq``, ``fro_sq``);
     they read as attributes, e.g. ``stats.spec_sq``.
+
+    Parameters
+    ----------
+    t : array-like
+        Checkpoint rounds, shape ``(C,)``.
+    comparator : array-like
+        λ_min(Σ_{s≤t} L_s) per replicate and checkpoint, shape ``(R, C)``.
+    **sums
+        Cumulative loss statistics by name, each ``(R, C)``: ``spec_sq`` = Σ‖L_s‖₂², ``fro_sq`` = Σ‖L_s‖_F², …
     """
 
     def __init__(self, t, comparator, **sums):
@@ -53,6 +62,22 @@ class Bound:
     ``pointwise=True`` when it bounds every replicate's regret (deterministic learners, whose
     regret is a function of the loss sequence): then a single replicate above it is a
     violation.  Otherwise it bounds the expected regret and the replicate mean is compared.
+
+    Parameters
+    ----------
+    name : str
+        Short identifier, e.g. ``"meg-worst-case"``.
+    ref : str
+        Where the bound is stated, as ``"theory §2 …"`` (a section of docs/theory).
+    formula : str
+        The formula as shown in reports and legends.
+    assumptions : dict
+        Readable statement → whether it held in this run; the bound applies only when all held.
+    curve : callable
+        ``curve(stats)`` → the bound per replicate and checkpoint, from a :class:`LossStats`.
+    pointwise : bool, default False
+        True when it bounds every replicate's regret (deterministic learners); False when it bounds
+        the expected regret (compared with the replicate mean).
     """
 
     name: str
@@ -83,12 +108,30 @@ def _oblivious(ctx) -> dict:
 
 
 def c_d(d: int) -> float:
-    """Stability constant of the dense estimator, max(8, 2d(d−1)) [derived, theory §1.5]."""
+    """Stability constant of the dense estimator, max(8, 2d(d−1)) [derived, theory §1.5].
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    """
     return float(max(8, 2 * d * (d - 1)))
 
 
 def logdet_dense(d: int, eta: float, gamma: float, ctx) -> Bound:
-    """theory §1.5 Theorem 3 with the corrected constant: d log t/η + η c_d Σ E ℓ_s² + 2, using E ℓ_s² ≤ ‖L_s‖₂²."""
+    """theory §1.5 Theorem 3 with the corrected constant: d log t/η + η c_d Σ E ℓ_s² + 2, using E ℓ_s² ≤ ‖L_s‖₂².
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    eta : float
+        The learner's learning rate η.
+    gamma : float
+        The learner's exploration rate γ.
+    ctx : Context
+        The run's context (declared norm bound, sign, adaptivity).
+    """
     cd = c_d(d)
     return Bound(
         "logdet-dense-thm3", "theory §1.5 Theorem 3 (c_d corrected)",
@@ -100,7 +143,19 @@ def logdet_dense(d: int, eta: float, gamma: float, ctx) -> Bound:
 
 
 def logdet_first_order(d: int, eta: float, gamma: float, ctx) -> Bound:
-    """theory §1.5 first-order bound: 2d log t/η + 4η d² L* + 4, for PSD losses and η ≤ 1/(4d²)."""
+    """theory §1.5 first-order bound: 2d log t/η + 4η d² L* + 4, for PSD losses and η ≤ 1/(4d²).
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    eta : float
+        The learner's learning rate η.
+    gamma : float
+        The learner's exploration rate γ.
+    ctx : Context
+        The run's context (declared norm bound, sign, adaptivity).
+    """
     return Bound(
         "logdet-first-order", "theory §1.5 first-order bound [derived]",
         "2d·log t/η + 4η·d²·L* + 4",
@@ -111,7 +166,19 @@ def logdet_first_order(d: int, eta: float, gamma: float, ctx) -> Bound:
 
 
 def logdet_sparse(d: int, eta: float, gamma: float, ctx) -> Bound:
-    """theory §1.5 Theorem 6: d log t/η + 2γt + 2 + 8η d Σ‖L_s‖_F² (exploration cost 2γt, γ = ηd)."""
+    """theory §1.5 Theorem 6: d log t/η + 2γt + 2 + 8η d Σ‖L_s‖_F² (exploration cost 2γt, γ = ηd).
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    eta : float
+        The learner's learning rate η.
+    gamma : float
+        The learner's exploration rate γ.
+    ctx : Context
+        The run's context (declared norm bound, sign, adaptivity).
+    """
     return Bound(
         "logdet-sparse-thm6", "theory §1.5 Theorem 6 (exploration term corrected)",
         "d·log t/η + 2γ·t + 2 + 8η·d·Σ‖L_s‖_F²",
@@ -123,7 +190,19 @@ def logdet_sparse(d: int, eta: float, gamma: float, ctx) -> Bound:
 
 
 def logdet_full_information(d: int, eta: float, gamma: float, ctx) -> Bound:
-    """theory §2 log-det OMD with full information: (d−1) log t/η + 2ηt + 2 for η ≤ ½ (deterministic learner)."""
+    """theory §2 log-det OMD with full information: (d−1) log t/η + 2ηt + 2 for η ≤ ½ (deterministic learner).
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    eta : float
+        The learner's learning rate η.
+    gamma : float
+        The learner's exploration rate γ.
+    ctx : Context
+        The run's context (declared norm bound, sign, adaptivity).
+    """
     return Bound(
         "logdet-full-info", "theory §2 log-det OMD, full information [derived]",
         "(d−1)·log t/η + 2η·t + 2",
@@ -134,7 +213,17 @@ def logdet_full_information(d: int, eta: float, gamma: float, ctx) -> Bound:
 
 
 def meg_worst_case(d: int, eta: float, ctx=None) -> Bound:
-    """theory §2 MEG worst case: log d/η + (η/2) Σ‖L_s‖₂² (any symmetric losses; deterministic learner)."""
+    """theory §2 MEG worst case: log d/η + (η/2) Σ‖L_s‖₂² (any symmetric losses; deterministic learner).
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    eta : float
+        The learner's learning rate η.
+    ctx : Context or None
+        The run's context.
+    """
     return Bound(
         "meg-worst-case", "theory §2 MEG worst case [std]",
         "log d/η + (η/2)·Σ‖L_s‖₂²",
@@ -145,7 +234,17 @@ def meg_worst_case(d: int, eta: float, ctx=None) -> Bound:
 
 
 def meg_first_order(d: int, eta: float, ctx) -> Bound:
-    """theory §2 MEG first order, 0 ⪯ L_t ⪯ I: Σ⟨W_t, L_t⟩ ≤ (η L* + log d)/(1 − e^{−η}), minus L*."""
+    """theory §2 MEG first order, 0 ⪯ L_t ⪯ I: Σ⟨W_t, L_t⟩ ≤ (η L* + log d)/(1 − e^{−η}), minus L*.
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    eta : float
+        The learner's learning rate η.
+    ctx : Context or None
+        The run's context.
+    """
     return Bound(
         "meg-first-order", "theory §2 MEG first order [std]",
         "(η·L* + log d)/(1 − e^{−η}) − L*",

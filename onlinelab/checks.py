@@ -104,7 +104,21 @@ def _shared_checks(subject, env, learner, T, R, seed, hint):
 
 
 def check_environment(env, learner=None, *, T: int = 30, replicates: int = 2, seed: int = 0) -> list[str]:
-    """Run the conformance checks on ``env`` (an instance or a registered name); returns the checks passed."""
+    """Run the conformance checks on ``env`` (an instance or a registered name); returns the checks passed.
+
+    Parameters
+    ----------
+    env : Environment or str
+        The environment to check: an instance or a registered name.
+    learner : Learner, str or None, default None
+        The learner to play it with; ``None`` picks a reference learner for the environment's domain.
+    T : int, default 30
+        Rounds of the test runs.
+    replicates : int, default 2
+        Replicates of the test runs.
+    seed : int, default 0
+        Seed of the test runs (another seed is used to check that the seed matters).
+    """
     env = _fresh(env, make_environment)
     if not isinstance(env, Environment):
         raise CheckError(f"{env!r} is not an onlinelab.Environment; subclass onlinelab.Environment")
@@ -119,7 +133,22 @@ def check_environment(env, learner=None, *, T: int = 30, replicates: int = 2, se
 
 
 def check_learner(learner, env=None, *, T: int = 30, replicates: int = 2, seed: int = 0) -> list[str]:
-    """Run the conformance checks on ``learner`` (an instance or a registered name) against ``env``."""
+    """Run the conformance checks on ``learner`` (an instance or a registered name) against ``env``.
+
+    Parameters
+    ----------
+    learner : Learner or str
+        The learner to check: an instance or a registered name.
+    env : Environment, str or None, default None
+        The environment to play it against; ``None`` takes the learner's ``reference_environment``
+        or ``spiked-covariance``.
+    T : int, default 30
+        Rounds of the test runs.
+    replicates : int, default 2
+        Replicates of the test runs.
+    seed : int, default 0
+        Seed of the test runs.
+    """
     learner = _fresh(learner, make_learner)
     if not isinstance(learner, Learner):
         raise CheckError(f"{learner!r} is not an onlinelab.Learner; subclass onlinelab.Learner")

@@ -1,4 +1,4 @@
-"""Convex objectives on a real data set, with a first-order oracle and conjugates (theory §3.3–3.4).
+"""Convex objectives on a real data set, with a first-order oracle and conjugates (theory §3.3–3.4, docs/theory/03-oco-fenchel.md).
 
 The data ship with scikit-learn (``load_breast_cancer``: 569 tumours, 30 features; never
 downloaded).  :func:`load_data` standardises the features, appends an intercept and scales

@@ -1,6 +1,6 @@
 """Convex decision domains for vector learners: Euclidean projection, linear minimisation oracle, centre.
 
-theory §2 (projections, capped simplex) and §3.2 (oracle costs).  Every method takes a
+theory §2 (projections, capped simplex; docs/theory/02-online-pca.md) and §3.2 (oracle costs).  Every method takes a
 leading replicate axis: points and directions are ``(R, n)`` arrays.
 
 * :class:`Simplex`        — {p ≥ 0, Σp = 1}; projection by the sort-based rule of theory §2
@@ -31,7 +31,13 @@ from .errors import DomainError, UnknownNameError, did_you_mean
 
 
 class Domain:
-    """Base class of vector domains; subclasses set ``kind`` and implement the maps."""
+    """Base class of vector domains; subclasses set ``kind`` and implement the maps.
+
+    Parameters
+    ----------
+    n : int
+        Dimension.
+    """
 
     kind = ""
     spectral = False
@@ -42,11 +48,23 @@ class Domain:
 
     # --- maps -----------------------------------------------------------------------
     def project(self, y: np.ndarray) -> np.ndarray:
-        """Euclidean projection argmin_{x∈K} ‖x − y‖₂, per row."""
+        """Euclidean projection argmin_{x∈K} ‖x − y‖₂, per row.
+
+        Parameters
+        ----------
+        y : numpy.ndarray
+            Points, one per row, shape ``(R, n)``.
+        """
         raise NotImplementedError
 
     def lmo(self, g: np.ndarray) -> np.ndarray:
-        """Linear minimisation oracle argmin_{x∈K} ⟨g, x⟩ (deterministic tie-break), per row."""
+        """Linear minimisation oracle argmin_{x∈K} ⟨g, x⟩ (deterministic tie-break), per row.
+
+        Parameters
+        ----------
+        g : numpy.ndarray
+            Directions, one per row, shape ``(R, n)``.
+        """
         raise NotImplementedError
 
     def centre(self) -> np.ndarray:
@@ -54,7 +72,15 @@ class Domain:
         raise NotImplementedError
 
     def contains(self, x: np.ndarray, tol: float = 1e-9) -> np.ndarray:
-        """(R,) bool: rows of x inside K up to ``tol``."""
+        """(R,) bool: rows of x inside K up to ``tol``.
+
+        Parameters
+        ----------
+        x : numpy.ndarray
+            Points, one per row, shape ``(R, n)``.
+        tol : float, default 1e-9
+            Tolerance.
+        """
         return np.linalg.norm(self.project(x) - x, axis=-1) <= tol * max(1.0, self.scale)
 
     @property
@@ -63,12 +89,36 @@ class Domain:
 
     # --- shared helpers ---------------------------------------------------------------
     def start(self, R: int) -> np.ndarray:
+        """The domain's centre, repeated for R replicates: the default first play.
+
+        Parameters
+        ----------
+        R : int
+            Number of replicates.
+        """
         return np.tile(self.centre(), (R, 1))
 
     def as_array(self, x):
+        """``x`` as a plain array (spectral domains turn eigenpairs into matrices).
+
+        Parameters
+        ----------
+        x : object
+            A point (or batch of points) of the domain.
+        """
         return np.asarray(x)
 
     def check_rows(self, where: str, y) -> np.ndarray:
+        """``y`` as a float array of shape (R, n), or a DomainError naming ``where`` and the expected shape.
+
+        Parameters
+        ----------
+        where : str
+            Where the points came from, for the message.
+
+        y : numpy.ndarray
+            Points, one per row, shape ``(R, n)``.
+        """
         y = np.asarray(y, dtype=float)
         if y.ndim != 2 or y.shape[1] != self.n:
             raise DomainError(f"{where} must have shape (R, {self.n}) for the {self.describe()}, got {y.shape}")
@@ -112,7 +162,17 @@ class Simplex(Domain):
 
 
 class CappedSimplex(Domain):
-    """{0 ≤ p ≤ cap, Σp = total} (needs total ≤ n·cap): eigenvalues of Fantope / capped density points."""
+    """{0 ≤ p ≤ cap, Σp = total} (needs total ≤ n·cap): eigenvalues of Fantope / capped density points.
+
+    Parameters
+    ----------
+    n : int
+        Dimension.
+    cap : float, default 1.0
+        Upper bound on every coordinate.
+    total : float, default 1.0
+        The sum of the coordinates (needs total ≤ n·cap).
+    """
 
     kind = "capped-simplex"
 
@@ -128,7 +188,13 @@ class CappedSimplex(Domain):
         return np.clip(y - theta[..., None], 0.0, self.cap)
 
     def project(self, y):
-        """clip(y − θ, 0, cap) with Σ = total: θ by bisection, then made exact on the active set."""
+        """clip(y − θ, 0, cap) with Σ = total: θ by bisection, then made exact on the active set.
+
+        Parameters
+        ----------
+        y : numpy.ndarray
+            Points, one per row, shape ``(R, n)``.
+        """
         y = np.asarray(y, dtype=float)
         lo = y.min(axis=-1) - self.cap
         hi = y.max(axis=-1)
@@ -170,7 +236,17 @@ class CappedSimplex(Domain):
 
 
 class Ball(Domain):
-    """The Euclidean ball {‖x − centre‖₂ ≤ radius} (centre 0 unless given)."""
+    """The Euclidean ball {‖x − centre‖₂ ≤ radius} (centre 0 unless given).
+
+    Parameters
+    ----------
+    n : int
+        Dimension.
+    radius : float, default 1.0
+        Radius.
+    center : array-like or None, default None
+        Centre (the origin when ``None``).
+    """
 
     kind = "ball"
 
@@ -202,7 +278,17 @@ class Ball(Domain):
 
 
 class Box(Domain):
-    """The box {lo ≤ x ≤ hi} (the same bounds in every coordinate)."""
+    """The box {lo ≤ x ≤ hi} (the same bounds in every coordinate).
+
+    Parameters
+    ----------
+    n : int
+        Dimension.
+    lo : float, default -1.0
+        Lower bound of every coordinate.
+    hi : float, default 1.0
+        Upper bound of every coordinate.
+    """
 
     kind = "box"
 
@@ -266,6 +352,13 @@ def make_domain(spec, n: int):
     Vector: ``simplex``, ``ball[:radius]``, ``box[:lo:hi]``, ``euclidean``, ``capped-simplex[:cap[:total]]``.
     Spectral (d × d symmetric matrices): ``spectraplex``, ``fantope[:k]`` ({0 ⪯ P ⪯ I, tr P = k}),
     ``capped-density[:m]`` ({0 ⪯ W ⪯ I/m, tr W = 1}).
+
+    Parameters
+    ----------
+    spec : str or Domain or SpectralDomain
+        A spec string such as ``"simplex"``, ``"ball:2"``, ``"box:-1:1"``, ``"fantope:3"``, or a domain.
+    n : int
+        Dimension (of the vectors, or d of the d × d matrices).
     """
     from . import spectral
     if isinstance(spec, (Domain, spectral.SpectralDomain)):

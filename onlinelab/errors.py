@@ -47,7 +47,15 @@ class DomainError(ConfigError):
 
 
 class SimulationError(OnlinelabError, RuntimeError):
-    """A run failed midway; ``partial`` holds the :class:`~onlinelab.Result` of the rounds completed."""
+    """A run failed midway; ``partial`` holds the :class:`~onlinelab.Result` of the rounds completed.
+
+    Parameters
+    ----------
+    message : str
+        What failed, where, and how to fix it.
+    partial : Result or None, default None
+        The result of the completed checkpoints.
+    """
 
     def __init__(self, message: str, partial=None):
         super().__init__(message)
@@ -67,7 +75,15 @@ class BoundViolationWarning(UserWarning):
 
 
 def did_you_mean(name: object, choices: Iterable[str]) -> str:
-    """Return ``" (did you mean 'x'?)"`` for the closest choice, or a list of choices when none is close."""
+    """Return ``" (did you mean 'x'?)"`` for the closest choice, or a list of choices when none is close.
+
+    Parameters
+    ----------
+    name : object
+        The unknown name.
+    choices : iterable of str
+        The valid names.
+    """
     choices = sorted(set(choices))
     close = difflib.get_close_matches(str(name), choices, n=1, cutoff=0.5)
     if close:

@@ -1,4 +1,4 @@
-"""Convex objectives for the Fenchel game: value, (sub)gradient, conjugate over K, exact minimum (theory §3.3).
+"""Convex objectives for the Fenchel game: value, (sub)gradient, conjugate over K, exact minimum (theory §3.3, docs/theory/03-oco-fenchel.md).
 
 A :class:`ConvexFunction` f on a vector domain K gives the game its payoff
 g(x, y) = ⟨x, y⟩ − f*(y) with f*(y) = sup_{x∈K} ⟨x, y⟩ − f(x) (the conjugate *restricted to K*,
@@ -31,7 +31,13 @@ from .vector_losses import QuadTerms, quadratic_argmin
 
 
 class ConvexFunction:
-    """Base: subclasses set ``domain``, ``G`` (Lipschitz bound on K), ``L`` (smoothness, inf if none)."""
+    """Base: subclasses set ``domain``, ``G`` (Lipschitz bound on K), ``L`` (smoothness, inf if none).
+
+    Parameters
+    ----------
+    domain : Domain
+        The convex set K on which f is defined.
+    """
 
     name = "convex"
     _cache_size = 8
@@ -57,7 +63,13 @@ class ConvexFunction:
 
     # --- shared ------------------------------------------------------------------------
     def grad(self, x) -> np.ndarray:
-        """A (sub)gradient at each row of x; remembered so that f*(∇f(x)) is exact later."""
+        """A (sub)gradient at each row of x; remembered so that f*(∇f(x)) is exact later.
+
+        Parameters
+        ----------
+        x : numpy.ndarray
+            Points of K, one per row, shape ``(R, n)``.
+        """
         x = np.asarray(x, dtype=float)
         g = self._grad(x)
         if len(self._witness) >= self._cache_size:
@@ -66,7 +78,13 @@ class ConvexFunction:
         return g
 
     def conjugate(self, y) -> np.ndarray:
-        """f*(y) = sup_{x∈K} ⟨x, y⟩ − f(x) per row (Fenchel–Young when y was returned by :meth:`grad`)."""
+        """f*(y) = sup_{x∈K} ⟨x, y⟩ − f(x) per row (Fenchel–Young when y was returned by :meth:`grad`).
+
+        Parameters
+        ----------
+        y : numpy.ndarray
+            Dual points, one per row, shape ``(R, n)``.
+        """
         y = np.asarray(y, dtype=float)
         hit = self._witness.get(y.tobytes())
         if hit is not None:
@@ -79,7 +97,17 @@ class ConvexFunction:
 
 
 class Quadratic(ConvexFunction):
-    """f(x) = ½xᵀAx + bᵀx on K, A symmetric PSD (n × n, shared by the replicates)."""
+    """f(x) = ½xᵀAx + bᵀx on K, A symmetric PSD (n × n, shared by the replicates).
+
+    Parameters
+    ----------
+    domain : Domain
+        The convex set K.
+    A : array-like
+        Symmetric positive semi-definite matrix, ``(n, n)``.
+    b : array-like
+        Linear term, ``(n,)``.
+    """
 
     name = "quadratic"
 
@@ -118,7 +146,17 @@ class Quadratic(ConvexFunction):
 
 
 class NormDistance(ConvexFunction):
-    """f(x) = G‖x − c‖₂ on K ∋ c: non-smooth, f⋆ = 0 at c; f*(y) = ⟨c, y⟩ on dom f* ∩ {‖y‖ ≤ G}."""
+    """f(x) = G‖x − c‖₂ on K ∋ c: non-smooth, f⋆ = 0 at c; f*(y) = ⟨c, y⟩ on dom f* ∩ {‖y‖ ≤ G}.
+
+    Parameters
+    ----------
+    domain : Domain
+        The convex set K; it must contain ``center``.
+    center : array-like
+        The minimiser c, ``(n,)``.
+    scale : float, default 1.0
+        G, the slope (and Lipschitz constant) of f.
+    """
 
     name = "norm-distance"
 
@@ -155,6 +193,15 @@ class SquaredDistance(ConvexFunction):
 
     On the simplex in dimension n ≥ 2T with c = 0 this is the instance where Frank–Wolfe needs
     Θ(1/t) (its iterate after t steps has at most t non-zero coordinates, so f − f⋆ ≥ ½(1/t − 1/n)).
+
+    Parameters
+    ----------
+    domain : Domain
+        The convex set K.
+    center : array-like or None, default None
+        The point c, ``(n,)`` (the origin when ``None``).
+    scale : float, default 1.0
+        μ, the strong convexity (and smoothness) of f.
     """
 
     name = "squared-distance"
@@ -183,7 +230,17 @@ class SquaredDistance(ConvexFunction):
 
 
 class ConjugateTerms:
-    """Σ α_s (f*(y) − ⟨x_s, y⟩) = w·(f*(y) − ⟨x̄, y⟩): the leader is ∇f(x̄) (x̄ ∈ K, so the sup is attained)."""
+    """Σ α_s (f*(y) − ⟨x_s, y⟩) = w·(f*(y) − ⟨x̄, y⟩): the leader is ∇f(x̄) (x̄ ∈ K, so the sup is attained).
+
+    Parameters
+    ----------
+    f : ConvexFunction
+        The objective.
+    w : array-like
+        Total weight Σ α_s per replicate.
+    sx : array-like
+        Weighted sum Σ α_s x_s of the x-plays, ``(R, n)``.
+    """
 
     def __init__(self, f, w, sx):
         self.f, self.w, self.sx = f, np.asarray(w, dtype=float), np.asarray(sx, dtype=float)
@@ -199,7 +256,15 @@ class ConjugateTerms:
 
 
 class ConjugateLoss:
-    """The y-player's loss ℓ(y) = f*(y) − ⟨x, y⟩ (−g(x, ·) of theory §3.3) for the x-play ``x`` (R, n)."""
+    """The y-player's loss ℓ(y) = f*(y) − ⟨x, y⟩ (−g(x, ·) of theory §3.3) for the x-play ``x`` (R, n).
+
+    Parameters
+    ----------
+    f : ConvexFunction
+        The objective.
+    x : numpy.ndarray
+        The x-player's play, ``(R, n)``.
+    """
 
     kind = "vector"
     is_linear = False

@@ -1,4 +1,4 @@
-"""The Fenchel game on the simpy loop: two no-regret players whose averaged play minimises f (theory §3.3–3.5).
+"""The Fenchel game on the simpy loop: two no-regret players whose averaged play minimises f (theory §3.3–3.5, docs/theory/03-oco-fenchel.md).
 
 ``play_game(f, x_player, y_player, T=...)``: round t, the x-player plays x_t ∈ K, the y-player
 y_t; the x-player's loss is α_t⟨·, y_t⟩ (linear), the y-player's α_t(f*(·) − ⟨x_t, ·⟩).  Each
@@ -65,7 +65,31 @@ class _Player:
 def play_game(f: ConvexFunction, x_player: Learner, y_player: Learner, *, T: int, replicates: int = 1,
               seed: int = 0, weights="constant", order: str = "x-first", checkpoints=None, bounds=(),
               label: str | None = None) -> GameResult:
-    """Run the Fenchel game for ``T`` rounds; see the module docstring.  ``bounds``: rate curves (Bound list)."""
+    """Run the Fenchel game for ``T`` rounds; see the module docstring.  ``bounds``: rate curves (Bound list).
+
+    Parameters
+    ----------
+    f : onlinelab.fenchel.ConvexFunction
+        The objective, with its domain K, conjugate and exact minimum.
+    x_player, y_player : Learner
+        The two no-regret players (OCO learners); only the second mover may be prescient.
+    T : int
+        Number of rounds.
+    replicates : int, default 1
+        Independent repetitions (they differ only for randomised players).
+    seed : int, default 0
+        Root seed of the players' random streams.
+    weights : {"constant", "linear"}, float or list of float, default "constant"
+        Round weights α_t of both players and of the averages x̄, ȳ.
+    order : {"x-first", "y-first"}, default "x-first"
+        Which player moves first.
+    checkpoints : int, list of int or None, default None
+        Rounds at which metrics are logged (as in :func:`onlinelab.simulate`).
+    bounds : sequence of Bound, default ()
+        Rate curves to draw and check against the suboptimality.
+    label : str or None, default None
+        Name of the game in the result.
+    """
     if not isinstance(f, ConvexFunction):
         raise ConfigError(f"f must be an onlinelab.fenchel.ConvexFunction, got {f!r}")
     T = v.integer("T", T, minimum=1)

@@ -1,6 +1,6 @@
 """The ``[game]`` config table: describe a Fenchel game in TOML and run it (``onlinelab run game.toml``).
 
-Two forms (theory §3.3–3.5).  A *recovery* by name, with that factory's parameters::
+Two forms (theory §3.3–3.5, docs/theory/03-oco-fenchel.md).  A *recovery* by name, with that factory's parameters::
 
     [run]
     name = "gd-averaging"

@@ -1,6 +1,6 @@
 """Batched spectral helpers: symmetric eigh, the log-det normaliser (β) solve, softmax, re-orthonormalisation.
 
-All functions take a leading replicate axis.  The β solve is theory §1.4: given the
+All functions take a leading replicate axis.  The β solve is theory §1.4 (docs/theory/01-bandit-pca.md): given the
 eigenvalues ``a`` of ``W⁻¹ + η L̃`` it finds the shift making ``Σ 1/(a_i + β) = 1``,
 solved in the shifted variable ``s = a_min + β`` (root in [1, d]) by Newton from s = 1,
 which increases monotonically to the root, with a bisection fallback.

@@ -3,7 +3,7 @@
 A :class:`MatrixLoss` holds one d × d symmetric loss per replicate.  :class:`FactoredLoss`
 keeps ``L_r = Σ_j c_j x_{rj} x_{rj}ᵀ`` as its factors (streaming PCA's ``L = −x xᵀ`` is one
 vector per replicate), so an O(dk) learner never builds a d × d matrix; ``.dense()`` builds
-it on demand.  The comparator of theory §1.1/§2 is ``λ_min(Σ_t L_t)`` (best fixed unit vector).
+it on demand.  The comparator of theory §1.1/§2 (docs/theory/01-bandit-pca.md, 02-online-pca.md) is ``λ_min(Σ_t L_t)`` (best fixed unit vector).
 
 >>> import numpy as np
 >>> L = FactoredLoss(np.array([[1.0, 0.0]]), coef=-1.0)   # L = -e1 e1ᵀ, one replicate
@@ -34,21 +34,46 @@ class MatrixLoss:
         raise NotImplementedError
 
     def quad(self, w: np.ndarray) -> np.ndarray:
-        """wᵀ L w per replicate, w: (R, d) → (R,)."""
+        """wᵀ L w per replicate, w: (R, d) → (R,).
+
+        Parameters
+        ----------
+        w : numpy.ndarray
+            Unit vectors, shape ``(R, d)``.
+        """
         return np.einsum("ri,ri->r", w, np.einsum("rij,rj->ri", self.dense(), w))
 
     def in_basis(self, U: np.ndarray) -> np.ndarray:
-        """Uᵀ L U per replicate: the loss in the learner's eigen-coordinates."""
+        """Uᵀ L U per replicate: the loss in the learner's eigen-coordinates.
+
+        Parameters
+        ----------
+        U : numpy.ndarray
+            Orthonormal bases, shape ``(R, d, d)`` (or ``(R, d, k)``).
+        """
         return np.swapaxes(U, 1, 2) @ self.dense() @ U
 
     def mixed_value(self, mixed) -> np.ndarray:
-        """⟨W, L⟩ per replicate for a mixed strategy (EigenPlay or dense (R, d, d))."""
+        """⟨W, L⟩ per replicate for a mixed strategy (EigenPlay or dense (R, d, d)).
+
+        Parameters
+        ----------
+        mixed : EigenPlay or numpy.ndarray
+            Mixed strategies W, as eigenpairs or dense ``(R, d, d)``.
+        """
         if isinstance(mixed, EigenPlay):
             diag = np.einsum("rik,rik->rk", mixed.U, self.dense() @ mixed.U)  # u_kᵀ L u_k
             return np.einsum("rk,rk->r", mixed.lam, diag)
         return np.einsum("rij,rij->r", np.asarray(mixed), self.dense())
 
     def action_value(self, action: np.ndarray) -> np.ndarray:
+        """wᵀ L w for the sampled actions w: the loss a randomised learner actually paid.
+
+        Parameters
+        ----------
+        action : numpy.ndarray
+            Sampled unit vectors, shape ``(R, d)``.
+        """
         return self.quad(action)
 
     def eigenvalues(self) -> np.ndarray:
@@ -66,7 +91,13 @@ class MatrixLoss:
         return np.einsum("rij,rij->r", self.dense(), self.dense())
 
     def add_to(self, total: np.ndarray) -> None:
-        """total += L (in place), for the incremental comparator."""
+        """total += L (in place), for the incremental comparator.
+
+        Parameters
+        ----------
+        total : numpy.ndarray
+            Running sum, shape ``(R, d, d)``, updated in place.
+        """
         total += self.dense()
 
     def statistics(self) -> dict[str, np.ndarray]:
@@ -80,6 +111,15 @@ class MatrixLoss:
         return self.eigenvalues()[:, -1]
 
     def comparator(self, replicates: int, d: int) -> "SpectralComparator":
+        """A fresh best-in-hindsight tracker for this loss type: λ_min of the summed losses.
+
+        Parameters
+        ----------
+        replicates : int
+            Number of replicates R.
+        d : int
+            Dimension.
+        """
         return SpectralComparator(replicates, d)
 
     def validate(self, where: str, R: int, d: int, bound: float | None, psd: bool | None = None) -> None:
@@ -87,6 +127,19 @@ class MatrixLoss:
 
         Checks shape (R, d, d), finiteness, symmetry, ‖L‖₂ ≤ ``bound`` and, when ``psd`` is
         True/False, that every loss is positive/negative semi-definite.
+
+        Parameters
+        ----------
+        where : str
+            Where the loss came from, for the message (environment and round).
+        R : int
+            Expected number of replicates.
+        d : int
+            Expected dimension.
+        bound : float or None
+            Declared bound on ‖L‖₂ (``None``: not checked).
+        psd : bool or None, default None
+            Declared sign: True positive, False negative semi-definite, None unchecked.
         """
         if self.shape != (R, d):
             raise LossError(f"{where}: loss has shape (replicates, d) = {self.shape}, expected ({R}, {d}); "
@@ -117,7 +170,13 @@ class MatrixLoss:
 
 
 class DenseLoss(MatrixLoss):
-    """Explicit matrices, ``matrix``: (R, d, d) (broadcast views are fine)."""
+    """Explicit matrices, ``matrix``: (R, d, d) (broadcast views are fine).
+
+    Parameters
+    ----------
+    matrix : array-like
+        Symmetric loss matrices, shape ``(R, d, d)``; a broadcast view (``np.broadcast_to``) is fine.
+    """
 
     def __init__(self, matrix):
         self.matrix = np.asarray(matrix, dtype=float)
@@ -143,7 +202,16 @@ class DenseLoss(MatrixLoss):
 
 
 class FactoredLoss(MatrixLoss):
-    """``L_r = Σ_j coef_j x_{rj} x_{rj}ᵀ`` with ``factors`` (R, d) or (R, d, k) and ``coef`` scalar or (k,)."""
+    """``L_r = Σ_j coef_j x_{rj} x_{rj}ᵀ`` with ``factors`` (R, d) or (R, d, k) and ``coef`` scalar or (k,).
+
+    Parameters
+    ----------
+    factors : array-like
+        The vectors x, shape ``(R, d)`` (one per replicate) or ``(R, d, k)`` (k per replicate).
+    coef : float or array-like, default -1.0
+        The coefficients c_j, a scalar or one per factor (length k). ``coef=1`` gives the PSD loss
+        x xᵀ, ``coef=-1`` the gain form −x xᵀ of streaming PCA.
+    """
 
     def __init__(self, factors, coef=-1.0):
         x = np.asarray(factors, dtype=float)
@@ -205,7 +273,15 @@ class FactoredLoss(MatrixLoss):
 
 
 class SpectralComparator:
-    """Keeps S_t = Σ_{s≤t} L_s per replicate; ``value()`` is λ_min(S_t), the best fixed direction's loss."""
+    """Keeps S_t = Σ_{s≤t} L_s per replicate; ``value()`` is λ_min(S_t), the best fixed direction's loss.
+
+    Parameters
+    ----------
+    replicates : int
+        Number of replicates R.
+    d : int
+        Dimension.
+    """
 
     def __init__(self, replicates: int, d: int):
         self.total = np.zeros((replicates, d, d))

@@ -2,7 +2,7 @@
 
 :class:`LossTracker` follows the loss sequence one learner faces (shared by all learners
 for an oblivious environment — common random numbers — and one per learner for an
-adaptive one): the incremental comparator ``λ_min(Σ L_s)`` (theory §1.1) and the sums of
+adaptive one): the incremental comparator ``λ_min(Σ L_s)`` (theory §1.1, docs/theory/01-bandit-pca.md) and the sums of
 loss statistics the bounds need.  :class:`Recorder` follows one learner: cumulative
 expected loss ``Σ⟨Ŵ_t, L_t⟩``, cumulative realised loss ``Σ ℓ_t``, and at checkpoints
 writes ``regret``, ``realized_regret``, ``comparator_loss``, ``cumulative_loss``,

@@ -1,6 +1,6 @@
 """Mirror maps (regularisers) φ and the two steps every FTRL / OMD learner needs, on vector and spectral domains.
 
-theory §3.2.  A mirror map provides, for a domain K:
+theory §3.2 (docs/theory/03-oco-fenchel.md).  A mirror map provides, for a domain K:
 * ``solve(θ)`` = argmin_{x∈K} −⟨θ, x⟩ + φ(x) — FTRL plays ``solve(−η Σ α_s g_s)`` and greedy OMD
   plays ``solve(∇φ(z_t) − γ α_t g_t)`` (the Bregman projection of the unconstrained step);
 * ``grad(x)`` = ∇φ(x);
@@ -148,7 +148,13 @@ ALIASES = {"frobenius": "euclidean", "negentropy": "entropy", "von-neumann": "en
 
 
 def get_mirror(name: str) -> MirrorMap:
-    """The mirror map registered as ``name`` (aliases: frobenius, negentropy, von-neumann, log-det)."""
+    """The mirror map registered as ``name`` (aliases: frobenius, negentropy, von-neumann, log-det).
+
+    Parameters
+    ----------
+    name : str
+        ``"euclidean"``, ``"entropy"`` or ``"log-barrier"``, or an alias.
+    """
     name = ALIASES.get(name, name)
     v.choice("regularizer", name, tuple(MIRRORS))
     return MIRRORS[name]

@@ -1,4 +1,4 @@
-"""Regret bounds of the OCO learners as data (theory §3.2), evaluated on the run's loss statistics.
+"""Regret bounds of the OCO learners as data (theory §3.2, docs/theory/03-oco-fenchel.md), evaluated on the run's loss statistics.
 
 The FTRL / OMD bound is ``range/η + η/(2β)·Σ‖g_t‖*²`` where ``range`` = sup_u D_φ(u, z₁)
 (= R(u) − min R for FTRL started at argmin R), β the regulariser's strong convexity and
@@ -25,7 +25,25 @@ ZERO_TOL = 1e-9  # be-the-leader bounds are 0; allow rounding relative to the co
 
 def ftrl_bound(name: str, range_: float, beta: float, eta: float, stat: str, assumptions: dict,
                ref: str = "theory §3.2 FTRL [std]") -> Bound:
-    """range/η + η/(2β) Σ‖g_t‖*² (FTRL, and OMD with γ for η: Lemma 6.21)."""
+    """range/η + η/(2β) Σ‖g_t‖*² (FTRL, and OMD with γ for η: Lemma 6.21).
+
+    Parameters
+    ----------
+    name : str
+        The learner's name (the bound is called ``"<name>-regret"``).
+    range_ : float
+        max ψ − min ψ of the regulariser over the domain.
+    beta : float
+        Strong convexity β of the regulariser.
+    eta : float
+        Learning rate (or OMD's γ).
+    stat : str
+        Loss statistic holding Σ‖α_t g_t‖*² (``"fro_sq"`` or ``"spec_sq"``).
+    assumptions : dict
+        Further assumptions and whether they held.
+    ref : str, default "theory §3.2 FTRL [std]"
+        Reference into the theory pages.
+    """
     return Bound(f"{name}-regret", ref, f"range/η + η/(2β)·Σ{stat}  (range {range_:.4g}, β {beta:.4g}, η {eta:.4g})",
                  {f"η = {eta:.4g} > 0": eta > 0, f"finite regulariser range ({range_:.4g})": bool(np.isfinite(range_)),
                   **assumptions},
@@ -33,7 +51,21 @@ def ftrl_bound(name: str, range_: float, beta: float, eta: float, stat: str, ass
 
 
 def prescient_bound(name: str, range_: float, eta: float, assumptions: dict, ref: str) -> Bound:
-    """range/η for FTRL+ / OMD+ (0 for FTL+ and BESTRESP+: pass range_ = 0)."""
+    """range/η for FTRL+ / OMD+ (0 for FTL+ and BESTRESP+: pass range_ = 0).
+
+    Parameters
+    ----------
+    name : str
+        The learner's name.
+    range_ : float
+        max ψ − min ψ (0 for FTL+ and BESTRESP+).
+    eta : float
+        Learning rate (0 when ``range_`` is 0).
+    assumptions : dict
+        Assumptions and whether they held.
+    ref : str
+        Reference into the theory pages.
+    """
     const = range_ / eta if eta else 0.0
     return Bound(f"{name}-prescient", ref, f"{const:.4g} (be-the-leader)",
                  {f"finite regulariser range ({range_:.4g})": bool(np.isfinite(range_)), **assumptions},
@@ -45,6 +77,19 @@ def capped_meg_bounds(d: int, m: int, eta: float, tuned_for: float | None, ctx) 
 
     First order, any η: Σ⟨mW_t, L_t⟩ ≤ (ηL* + D)/(1 − e^{−η}), so regret ≤ that − L* [std form, D derived].
     Tuned, η = ln(1 + √(2D/L̂)) with L̂ ≥ L*: regret ≤ √(2L̂D) + D [derived] (``tuned_for`` = L̂, else None).
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    m : int
+        Rank of the played projectors, m = d − k.
+    eta : float
+        Learning rate.
+    tuned_for : float or None
+        L̂ the learning rate was tuned for, or ``None`` when η was given.
+    ctx : Context
+        The run's context.
     """
     D = m * np.log(d / m)
     held = {"L_t ⪰ 0 (declared, checked every round)": ctx.psd is True,
@@ -68,6 +113,11 @@ def ftl_strongly_convex_bound(assumptions: dict) -> Bound:
     sums at checkpoints c₁ < c₂ < … are kept, so the curve charges the rounds in (c_{j−1}, c_j] at the
     smaller λ_{1:c_{j−1}} (λ_{1:s} only grows; exact when c_j = c_{j−1} + 1): valid, slightly looser.  It
     needs c₁ = 1 (λ_{1:1} known) and is +inf where the losses report no curvature (e.g. linear losses).
+
+    Parameters
+    ----------
+    assumptions : dict
+        Further assumptions and whether they held.
     """
     def curve(s):
         lam = getattr(s, "curvature", None) if "curvature" in s.sums else None

@@ -1,4 +1,4 @@
-"""PSD losses for rank-m projections (compression form of online PCA, theory §2 "Rank k").
+"""PSD losses for rank-m projections (compression form of online PCA, theory §2 "Rank k", docs/theory/02-online-pca.md).
 
 A rank-m projector P pays ⟨P, L⟩; with L = x xᵀ that is ‖P x‖², the compression loss of keeping the
 k = d − m directions of I − P.  The learner's mixed strategy is a Fantope point mW (tr = m,

@@ -10,7 +10,7 @@ Every array carries the replicate axis first (length R).  See the protocol, docs
 * :class:`Feedback`  — what the learner is told: the whole loss (full information) or only
   the scalar loss of its action (bandit); nothing more.
 * :class:`HistoryView` — what an adaptive environment may read: past actions, past losses and
-  the current mixed strategy, never the current sampled action (theory §1.1).
+  the current mixed strategy, never the current sampled action (theory §1.1, docs/theory/01-bandit-pca.md).
 
 >>> import numpy as np
 >>> p = EigenPlay(np.full((2, 3), 1 / 3), np.broadcast_to(np.eye(3), (2, 3, 3)))
@@ -34,6 +34,25 @@ class Context:
     ``loss_bound`` is the environment's declared bound on ‖L_t‖₂; ``psd`` is True/False
     when every loss is declared positive/negative semi-definite (None: no sign);
     ``fro_sq_mean`` bounds the mean of ‖L_t‖_F² (the r of theory §1.5 Theorem 6).
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    T : int
+        Horizon.
+    replicates : int
+        Number of replicates R.
+    loss_bound : float, default 1.0
+        The environment's declared bound on ‖L_t‖₂.
+    psd : bool or None, default None
+        The environment's declared sign of the losses.
+    adaptive : bool, default False
+        Whether the environment reads the history.
+    fro_sq_mean : float, default 1.0
+        Declared bound on the mean ‖L_t‖_F².
+    domain : str, default "spectraplex"
+        The environment's decision set.
     """
 
     d: int
@@ -48,7 +67,15 @@ class Context:
 
 @dataclass(frozen=True)
 class EigenPlay:
-    """A batch of spectraplex points ``W_r = U_r diag(lam_r) U_rᵀ`` (lam: (R, d), U: (R, d, d))."""
+    """A batch of spectraplex points ``W_r = U_r diag(lam_r) U_rᵀ`` (lam: (R, d), U: (R, d, d)).
+
+    Parameters
+    ----------
+    lam : numpy.ndarray
+        Eigenvalues (weights), shape ``(R, d)`` or ``(R, k)``.
+    U : numpy.ndarray
+        Orthonormal eigenvectors as columns, shape ``(R, d, d)`` or ``(R, d, k)``.
+    """
 
     lam: np.ndarray
     U: np.ndarray
@@ -67,7 +94,17 @@ class EigenPlay:
 
 @dataclass(frozen=True)
 class Play:
-    """A learner's move for all replicates: ``mixed`` strategy, sampled ``action`` (or None), private ``info``."""
+    """A learner's move for all replicates: ``mixed`` strategy, sampled ``action`` (or None), private ``info``.
+
+    Parameters
+    ----------
+    mixed : object
+        The mixed strategy (an EigenPlay, a dense matrix, or a vector per replicate).
+    action : numpy.ndarray or None, default None
+        The sampled action, shape ``(R, d)``, for randomised learners; hidden from the environment.
+    info : dict, default {}
+        Private data the learner passes from ``act`` to ``update``.
+    """
 
     mixed: Any
     action: np.ndarray | None = None
@@ -76,7 +113,19 @@ class Play:
 
 @dataclass(frozen=True)
 class Feedback:
-    """What the learner is told after the round: ``kind`` is "full", "bandit" or "first_order"."""
+    """What the learner is told after the round: ``kind`` is "full", "bandit" or "first_order".
+
+    Parameters
+    ----------
+    kind : {"full", "bandit", "first_order"}
+        The feedback kind.
+    loss : object or None, default None
+        The whole loss (full information only).
+    value : numpy.ndarray or None, default None
+        The scalar loss of the play, shape ``(R,)``.
+    gradient : numpy.ndarray or None, default None
+        A (sub)gradient at the play (first-order feedback).
+    """
 
     kind: str
     loss: Any = None
@@ -94,6 +143,17 @@ class HistoryView:
     ``actions[s]`` and ``losses[s]`` are the round-(s+1) sampled actions and losses for
     s < t − 1.  The current round's sampled action is not here, by construction: the
     simulator appends it only after the environment has emitted the round's loss.
+
+    Parameters
+    ----------
+    t : int
+        The current round.
+    mixed : object
+        The learner's current mixed strategy (a read-only view).
+    actions : sequence
+        Past sampled actions, oldest first.
+    losses : sequence
+        Past losses, oldest first.
     """
 
     __slots__ = ("t", "mixed", "_actions", "_losses")
@@ -121,14 +181,26 @@ class HistoryView:
 
 
 def frozen(array: np.ndarray) -> np.ndarray:
-    """A read-only view, so that nothing downstream mutates what it was shown."""
+    """A read-only view, so that nothing downstream mutates what it was shown.
+
+    Parameters
+    ----------
+    array : array-like
+        The array to view.
+    """
     view = np.asarray(array).view()
     view.flags.writeable = False
     return view
 
 
 def frozen_mixed(mixed):
-    """A read-only view of a mixed strategy (arrays, or a dataclass/NamedTuple of arrays) for environments."""
+    """A read-only view of a mixed strategy (arrays, or a dataclass/NamedTuple of arrays) for environments.
+
+    Parameters
+    ----------
+    mixed : object
+        A mixed strategy: an array, an EigenPlay, or another object (returned as is).
+    """
     if isinstance(mixed, np.ndarray):
         return frozen(mixed)
     if isinstance(mixed, EigenPlay):

@@ -1,4 +1,4 @@
-"""Classical methods recovered as Fenchel games, with their rates as bound curves (theory §3.4–3.5).
+"""Classical methods recovered as Fenchel games, with their rates as bound curves (theory §3.4–3.5, docs/theory/03-oco-fenchel.md).
 
 Each factory returns a :class:`Recovery` — the function, both players, weights, move order and
 rate curves — to pass to :func:`play_recovery` (or field by field to ``play_game``):
@@ -60,7 +60,23 @@ def _gd_bounds(R: float, G: float, gamma: float, assumptions=None) -> list:
 
 def gd_averaging(n: int = 3, T: int = 1000, radius: float = 1.0, scale: float = 1.0, distance: float = 1.0,
                  seed: int = 0) -> Recovery:
-    """Averaged GD on f = G‖x − c‖ over the ball of ``radius``; x₁ at ``distance`` R from c (theory §3.4)."""
+    """Averaged GD on f = G‖x − c‖ over the ball of ``radius``; x₁ at ``distance`` R from c (theory §3.4).
+
+    Parameters
+    ----------
+    n : int, default 3
+        Dimension.
+    T : int, default 1000
+        Horizon the step γ = R/(G√T) is tuned for.
+    radius : float, default 1.0
+        Radius of the ball K.
+    scale : float, default 1.0
+        G, the slope of f = G‖x − c‖ (so sup ‖y‖ = G).
+    distance : float, default 1.0
+        R, the distance from x₁ to the minimiser c.
+    seed : int, default 0
+        Seed of the random direction of c.
+    """
     n, T = v.integer("n", n, minimum=1), v.integer("T", T, minimum=1)
     G, R = v.positive_float("scale", scale), v.positive_float("distance", distance)
     u = np.random.default_rng(seed).standard_normal(n)
@@ -81,6 +97,21 @@ def data_gd(loss: str = "logistic", T: int = 1000, lam: float = 0.01, radius: fl
 
     K = [−radius, radius]ⁿ, x₁ = 0, R = ‖x⋆‖₂ (x⋆ from L-BFGS-B), G = |φ'|max·max‖ã_i‖ + λ sup_K‖x‖ ≥ ‖∇f‖ on K,
     γ = R/(G√T); curve RG/√T at t = T (theory §3.4).  ``seed`` is unused (the data are fixed).
+
+    Parameters
+    ----------
+    loss : {"logistic", "huber"}, default "logistic"
+        The regularised risk to minimise.
+    T : int, default 1000
+        Horizon the step is tuned for.
+    lam : float, default 0.01
+        Ridge weight λ.
+    radius : float, default 2.0
+        Half-width of the box K.
+    delta : float, default 1.0
+        Huber threshold (``loss="huber"`` only).
+    seed : int, default 0
+        Unused: the data are fixed.
     """
     from .datasets import DataObjective
     T = v.integer("T", T, minimum=1)
@@ -102,7 +133,17 @@ def _random_psd(n, seed, lo, hi):
 
 
 def smooth_gd(n: int = 5, T: int = 1000, seed: int = 0) -> Recovery:
-    """GD with γ = 1/L on a smooth strongly convex quadratic over ℝⁿ (theory §3.4, smooth case)."""
+    """GD with γ = 1/L on a smooth strongly convex quadratic over ℝⁿ (theory §3.4, smooth case).
+
+    Parameters
+    ----------
+    n : int, default 5
+        Dimension.
+    T : int, default 1000
+        Horizon.
+    seed : int, default 0
+        Seed of the random quadratic.
+    """
     A, rng = _random_psd(v.integer("n", n, minimum=1), seed, 0.05, 1.0)
     b = rng.standard_normal(n)
     f = Quadratic(Euclidean(n), A, b)
@@ -119,6 +160,15 @@ def frank_wolfe(n: int | None = None, T: int = 1000, seed: int = 0) -> Recovery:
 
     ``n`` defaults to 2T: then FW's support grows by one vertex per round and f(x̄_t) − f⋆ ≥ ½(1/t − 1/n),
     so the 1/t rate is attained (Jaggi's lower-bound instance).
+
+    Parameters
+    ----------
+    n : int or None, default None
+        Dimension of the simplex; ``None`` takes 2T (Jaggi's lower-bound instance).
+    T : int, default 1000
+        Horizon.
+    seed : int, default 0
+        Unused by the instance (kept for a uniform signature).
     """
     T = v.integer("T", T, minimum=1)
     n = 2 * T if n is None else v.integer("n", n, minimum=2)
@@ -134,6 +184,17 @@ def nesterov(n: int = 60, T: int = 1000, seed: int = 0, radius: float = 100.0) -
 
     Eigenvalues log-spaced in [1e-9, 1] with x⋆ equally spread over the eigenbasis, so that at every t ≤ 10⁴
     some directions are still unresolved and the error follows the worst-case 1/t² envelope.
+
+    Parameters
+    ----------
+    n : int, default 60
+        Dimension.
+    T : int, default 1000
+        Horizon.
+    seed : int, default 0
+        Seed of the eigenbasis.
+    radius : float, default 100.0
+        Radius of the ball K (large enough not to bind).
     """
     n = v.integer("n", n, minimum=2)
     rng = np.random.default_rng(seed)
@@ -150,14 +211,36 @@ RECOVERIES = {"gd": gd_averaging, "smooth": smooth_gd, "frank-wolfe": frank_wolf
 
 
 def make_recovery(name: str, **params) -> Recovery:
-    """The recovery ``name`` (gd, smooth, frank-wolfe, nesterov) built with ``params``."""
+    """The recovery ``name`` (gd, smooth, frank-wolfe, nesterov) built with ``params``.
+
+    Parameters
+    ----------
+    name : {"gd", "data-gd", "smooth", "frank-wolfe", "nesterov"}
+        The recovery.
+    **params
+        Parameters of its factory.
+    """
     if name not in RECOVERIES:
         raise UnknownNameError(f"unknown recovery {name!r}{did_you_mean(name, RECOVERIES)}")
     return RECOVERIES[name](**params)
 
 
 def play_recovery(rec: Recovery, *, T: int, replicates: int = 1, seed: int = 0, checkpoints=None):
-    """Play a :class:`Recovery` with :func:`onlinelab.game.play_game`."""
+    """Play a :class:`Recovery` with :func:`onlinelab.game.play_game`.
+
+    Parameters
+    ----------
+    rec : Recovery
+        A recovery built by :func:`make_recovery` or one of the factories.
+    T : int
+        Number of rounds.
+    replicates : int, default 1
+        Independent repetitions.
+    seed : int, default 0
+        Root seed.
+    checkpoints : int, list of int or None, default None
+        Rounds at which metrics are logged.
+    """
     from .game import play_game
     return play_game(rec.f, rec.x_player, rec.y_player, T=T, replicates=replicates, seed=seed, weights=rec.weights,
                      order=rec.order, checkpoints=checkpoints, bounds=rec.bounds)

@@ -36,12 +36,24 @@ def _register(table: dict, kind: str, name: str, cls: type) -> type:
 
 
 def register_learner(name: str):
-    """Class decorator: make a :class:`~onlinelab.Learner` subclass reachable as ``name``."""
+    """Class decorator: make a :class:`~onlinelab.Learner` subclass reachable as ``name``.
+
+    Parameters
+    ----------
+    name : str
+        Registry name (non-empty); re-registering the same class under its name is allowed.
+    """
     return lambda cls: _register(_LEARNERS, "learner", name, cls)
 
 
 def register_environment(name: str):
-    """Class decorator: make an :class:`~onlinelab.Environment` subclass reachable as ``name``."""
+    """Class decorator: make an :class:`~onlinelab.Environment` subclass reachable as ``name``.
+
+    Parameters
+    ----------
+    name : str
+        Registry name (non-empty); re-registering the same class under its name is allowed.
+    """
     return lambda cls: _register(_ENVIRONMENTS, "environment", name, cls)
 
 
@@ -58,11 +70,13 @@ def _load_builtins() -> None:
 
 
 def learner_names() -> list[str]:
+    """Sorted names of every registered learner (built-ins and entry points included)."""
     _load_builtins()
     return sorted(_LEARNERS)
 
 
 def environment_names() -> list[str]:
+    """Sorted names of every registered environment (built-ins and entry points included)."""
     _load_builtins()
     return sorted(_ENVIRONMENTS)
 
@@ -76,10 +90,24 @@ def _lookup(table: dict, kind: str, name: str) -> type:
 
 
 def learner_class(name: str) -> type:
+    """The class registered as learner ``name`` (an error suggests the closest names).
+
+    Parameters
+    ----------
+    name : str
+        A registered learner name.
+    """
     return _lookup(_LEARNERS, "learner", name)
 
 
 def environment_class(name: str) -> type:
+    """The class registered as environment ``name`` (an error suggests the closest names).
+
+    Parameters
+    ----------
+    name : str
+        A registered environment name.
+    """
     return _lookup(_ENVIRONMENTS, "environment", name)
 
 
@@ -92,16 +120,40 @@ def _construct(cls: type, kind: str, name: str, params: dict):
 
 
 def make_learner(name: str, **params):
-    """Build the registered learner ``name`` with hyper-parameters ``params``."""
+    """Build the registered learner ``name`` with hyper-parameters ``params``.
+
+    Parameters
+    ----------
+    name : str
+        A registered learner name (``onlinelab list`` prints them).
+    **params
+        Hyper-parameters of the learner's ``__init__``; an unknown one is an error that suggests the
+        closest valid name.
+    """
     return _construct(learner_class(name), "learner", name, params)
 
 
 def make_environment(name: str, **params):
-    """Build the registered environment ``name`` with parameters ``params``."""
+    """Build the registered environment ``name`` with parameters ``params``.
+
+    Parameters
+    ----------
+    name : str
+        A registered environment name (``onlinelab list`` prints them).
+    **params
+        Parameters of the environment's ``__init__``; an unknown one is an error that suggests the
+        closest valid name.
+    """
     return _construct(environment_class(name), "environment", name, params)
 
 
 def describe(cls: type) -> str:
-    """First line of a class docstring, for ``onlinelab list``."""
+    """First line of a class docstring, for ``onlinelab list``.
+
+    Parameters
+    ----------
+    cls : type
+        A learner or environment class.
+    """
     doc = inspect.getdoc(cls) or ""
     return doc.splitlines()[0] if doc else ""

@@ -40,7 +40,25 @@ def _frame(learner, env_label, t, arrays: dict) -> pd.DataFrame:
 
 
 def build_result(env, env_label, ctx, slots, timing, seed, failed=None) -> "Result":
-    """Assemble metrics, bound curves and bound checks for one environment's slots."""
+    """Assemble metrics, bound curves and bound checks for one environment's slots.
+
+    Parameters
+    ----------
+    env : Environment
+        The environment that was played.
+    env_label : str
+        Its label in the result.
+    ctx : Context
+        The run's context.
+    slots : list
+        The learner slots (state, recorder, label) of the run.
+    timing : dict
+        Wall-clock split of the run.
+    seed : int
+        The run's root seed.
+    failed : Exception or None, default None
+        The error that stopped the run, if any (the result then holds the completed checkpoints).
+    """
     frames, bounds_meta, learners_meta, pseudo = [], [], {}, {}
     for slot in slots:
         arrays = slot.recorder.arrays()
@@ -110,7 +128,15 @@ def _merge_meta(metas: list[dict]) -> dict:
 
 
 class Result:
-    """Metrics (tidy DataFrame) and metadata of a run; see the module docstring."""
+    """Metrics (tidy DataFrame) and metadata of a run; see the module docstring.
+
+    Parameters
+    ----------
+    metrics : pandas.DataFrame
+        The tidy table: columns ``learner, environment, replicate, t, metric, value``.
+    meta : dict
+        Run metadata (T, replicates, seed, bounds and their checks, timing, status).
+    """
 
     def __init__(self, metrics: pd.DataFrame, meta: dict):
         self.metrics, self.meta = metrics, meta
@@ -142,13 +168,33 @@ class Result:
         return df
 
     def final(self, metric: str = "regret", learner=None, environment=None) -> pd.Series:
-        """Values of ``metric`` at each series' last checkpoint, indexed by (learner, environment, replicate)."""
+        """Values of ``metric`` at each series' last checkpoint, indexed by (learner, environment, replicate).
+
+        Parameters
+        ----------
+        metric : str, default "regret"
+            Metric name, e.g. ``"regret"``, ``"realized_regret"``, ``"sin2_theta"``.
+        learner : str or None, default None
+            Keep only this learner's label.
+        environment : str or None, default None
+            Keep only this environment's label.
+        """
         df = self._select(metric, learner, environment)
         last = df.groupby(["learner", "environment"])["t"].transform("max")
         return df[df["t"] == last].set_index(["learner", "environment", "replicate"])["value"]
 
     def curve(self, metric: str = "regret", learner=None, environment=None) -> pd.DataFrame:
-        """Mean, standard error and 95% CI of ``metric`` over replicates at each checkpoint."""
+        """Mean, standard error and 95% CI of ``metric`` over replicates at each checkpoint.
+
+        Parameters
+        ----------
+        metric : str, default "regret"
+            Metric name.
+        learner : str or None, default None
+            Keep only this learner's label.
+        environment : str or None, default None
+            Keep only this environment's label.
+        """
         df = self._select(metric, learner, environment)
         g = df.groupby(["learner", "environment", "t"], sort=False)["value"]
         out = g.agg(mean="mean", std="std", n="count").reset_index()
@@ -198,7 +244,15 @@ class Result:
         return pd.DataFrame(rows)
 
     def save(self, path, config: dict | None = None) -> "pathlib.Path":  # noqa: F821
-        """Write the run directory (config.toml, meta.json, metrics.parquet, report.png, report.md)."""
+        """Write the run directory (config.toml, meta.json, metrics.parquet, report.png, report.md).
+
+        Parameters
+        ----------
+        path : str or path-like
+            The run directory (created if needed).
+        config : dict or None, default None
+            The resolved configuration to write as config.toml.
+        """
         from .storage import save_run
         return save_run(self, path, config=config)
 

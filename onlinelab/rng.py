@@ -24,7 +24,19 @@ ROLES = {"environment": 1, "learner": 2, "game": 3, "data": 4}
 
 
 def seed_sequences(root: int, role: str, name: str, replicates: int) -> list[np.random.SeedSequence]:
-    """One SeedSequence per replicate for the stream of ``name`` in ``role``."""
+    """One SeedSequence per replicate for the stream of ``name`` in ``role``.
+
+    Parameters
+    ----------
+    root : int
+        The run's root seed.
+    role : {"environment", "learner", "game", "data"}
+        Who draws from the stream.
+    name : str
+        The label of the learner or environment (its stream depends on the name, not on a position).
+    replicates : int
+        Number of replicates R.
+    """
     key = (ROLES[role], zlib.crc32(name.encode("utf8")))
     return [np.random.SeedSequence(int(root), spawn_key=key + (r,)) for r in range(replicates)]
 
@@ -50,7 +62,15 @@ class _Buffer:
 
 
 class BatchRNG:
-    """Random draws with a leading replicate axis; replicate r uses only its own stream."""
+    """Random draws with a leading replicate axis; replicate r uses only its own stream.
+
+    Parameters
+    ----------
+    seqs : list of numpy.random.SeedSequence
+        One seed sequence per replicate (see :func:`seed_sequences`).
+    block : int, default 512
+        Draws buffered per replicate and refill.
+    """
 
     def __init__(self, seqs: list[np.random.SeedSequence], block: int = 512):
         self.gens = [np.random.Generator(np.random.PCG64(s)) for s in seqs]
@@ -71,19 +91,43 @@ class BatchRNG:
         return buf.take(n).reshape((self.replicates,) + shape)
 
     def random(self, shape=()) -> np.ndarray:
-        """Uniform [0, 1) draws of shape ``(R, *shape)``."""
+        """Uniform [0, 1) draws of shape ``(R, *shape)``.
+
+        Parameters
+        ----------
+        shape : int or tuple of int, default ()
+            Shape of the draws per replicate.
+        """
         return self._shaped(self._uniform, shape)
 
     def normal(self, shape=()) -> np.ndarray:
-        """Standard normal draws of shape ``(R, *shape)``."""
+        """Standard normal draws of shape ``(R, *shape)``.
+
+        Parameters
+        ----------
+        shape : int or tuple of int, default ()
+            Shape of the draws per replicate.
+        """
         return self._shaped(self._normal, shape)
 
     def signs(self, shape=()) -> np.ndarray:
-        """Independent uniform ±1 of shape ``(R, *shape)``."""
+        """Independent uniform ±1 of shape ``(R, *shape)``.
+
+        Parameters
+        ----------
+        shape : int or tuple of int, default ()
+            Shape of the draws per replicate.
+        """
         return np.where(self.random(shape) < 0.5, -1.0, 1.0)
 
     def categorical(self, probs: np.ndarray) -> np.ndarray:
-        """One index per replicate, ``P(i) = probs[r, i]`` (rows need not be exactly normalised)."""
+        """One index per replicate, ``P(i) = probs[r, i]`` (rows need not be exactly normalised).
+
+        Parameters
+        ----------
+        probs : numpy.ndarray
+            Non-negative weights, shape ``(R, n)``; each row need not sum exactly to 1.
+        """
         cum = np.cumsum(probs, axis=1)
         u = self.random() * cum[:, -1]
         idx = (cum <= u[:, None]).sum(axis=1)

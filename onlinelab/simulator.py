@@ -37,7 +37,13 @@ from .rng import BatchRNG
 
 
 def label_of(obj) -> str:
-    """``name`` plus the hyper-parameters that differ from their defaults: ``logdet-omd(sampler='sparse')``."""
+    """``name`` plus the hyper-parameters that differ from their defaults: ``logdet-omd(sampler='sparse')``.
+
+    Parameters
+    ----------
+    obj : Learner or Environment
+        The object to label.
+    """
     defaults = obj.param_defaults()
     diff = [f"{k}={val!r}" for k, val in obj.get_params().items() if k not in defaults or defaults[k] != val]
     name = obj.name or type(obj).__name__
@@ -45,7 +51,15 @@ def label_of(obj) -> str:
 
 
 def default_checkpoints(T: int, n: int = 40) -> np.ndarray:
-    """Log-spaced rounds in [1, T], always including T."""
+    """Log-spaced rounds in [1, T], always including T.
+
+    Parameters
+    ----------
+    T : int
+        Horizon.
+    n : int, default 40
+        Approximate number of log-spaced rounds.
+    """
     pts = np.unique(np.round(np.logspace(0, np.log10(T), n)).astype(int)) if T > 1 else np.array([1])
     return np.union1d(pts[(pts >= 1) & (pts <= T)], [T])
 
@@ -97,7 +111,17 @@ def _environments(environment) -> list[Environment]:
 
 def feedback_for(kind: str, loss, play):
     """What a learner of feedback ``kind`` is told about ``loss`` after ``play``, and the round's expected and
-    realised losses: bandit learners get only the realised scalar, first-order ones a gradient at the play."""
+    realised losses: bandit learners get only the realised scalar, first-order ones a gradient at the play.
+
+    Parameters
+    ----------
+    kind : {"full", "bandit", "first_order"}
+        The learner's declared feedback kind.
+    loss : MatrixLoss or vector loss
+        The round's loss.
+    play : Play
+        The learner's play this round.
+    """
     expected = loss.mixed_value(play.mixed)
     realized = expected if play.action is None else loss.action_value(play.action)
     if kind == "bandit":
@@ -228,6 +252,28 @@ def simulate(environment, learners, *, T: int, replicates: int = 1, seed: int = 
     Returns a :class:`~onlinelab.Result` with one tidy row per (learner, environment,
     replicate, checkpoint, metric).  Same seed ⇒ identical metrics, bit for bit.
     On failure the raised exception carries ``.partial``, the Result of the completed checkpoints.
+
+    Parameters
+    ----------
+    environment : Environment, str, or list of them
+        The environment(s) to play: instances, or registered names built with their defaults.
+    learners : Learner, str, list or dict
+        The learners: one, a list (labelled by name and non-default hyper-parameters), or a dict
+        label → learner. Each faces each environment.
+    T : int
+        Number of rounds; rounds are numbered 1, …, T.
+    replicates : int, default 1
+        Independent repetitions R, run side by side as the leading array axis.
+    seed : int, default 0
+        Root seed. Every learner's and environment's random streams derive from it and from their
+        labels, so the same seed gives identical metrics, bit for bit.
+    checkpoints : int, list of int or None, default None
+        Rounds at which metrics are recorded: ``None`` for 40 log-spaced rounds, an integer for that
+        many, or explicit round numbers in [1, T]. T is always included.
+    progress : bool, default False
+        Show a progress bar.
+    blas_threads : int, default 1
+        BLAS threads during the run (one per process is the fast choice for batched small matrices).
     """
     T = v.integer("T", T, minimum=1)
     R = v.integer("replicates", replicates, minimum=1)

@@ -1,6 +1,6 @@
 """Spectral domains: a vector domain lifted to symmetric matrices through their eigenvalues (one code path).
 
-theory §2: the spectraplex {W ⪰ 0, tr W = 1} is the simplex on eigenvalues, the rank-k
+theory §2 (docs/theory/02-online-pca.md): the spectraplex {W ⪰ 0, tr W = 1} is the simplex on eigenvalues, the rank-k
 Fantope {0 ⪯ P ⪯ I, tr P = k} and the capped density matrices {0 ⪯ W ⪯ I/m, tr W = 1}
 are capped simplices on eigenvalues.  Every map (Euclidean projection, linear
 minimisation, mirror steps) is ``eigh`` → the vector map on the eigenvalues → the same
@@ -78,7 +78,17 @@ class SpectralDomain:
 
 
 def make_spectral(kind: str, params: list[float], d: int) -> SpectralDomain:
-    """``spectraplex``; ``fantope[:k]`` (cap 1, trace k); ``capped-density[:m]`` (cap 1/m, trace 1)."""
+    """``spectraplex``; ``fantope[:k]`` (cap 1, trace k); ``capped-density[:m]`` (cap 1/m, trace 1).
+
+    Parameters
+    ----------
+    kind : {"spectraplex", "fantope", "capped-density"}
+        The spectral set.
+    params : list of float
+        Its parameters from the spec string (k for the Fantope, m for capped density matrices).
+    d : int
+        Matrix dimension.
+    """
     if kind == "spectraplex":
         if params:
             raise DomainError(f"'spectraplex' takes no parameter, got {params}")
@@ -98,6 +108,13 @@ def systematic_sample(p: np.ndarray, u: np.ndarray) -> np.ndarray:
     ``u`` (R,) uniform on [0, 1).  Index i is taken when some point u + j (j = 0..k−1) falls in
     [c_{i−1}, c_i) of the cumulative sums c, so P(i taken) = p_i exactly and no index twice.
     Returns (R, k) ints, ascending.
+
+    Parameters
+    ----------
+    p : numpy.ndarray
+        Inclusion probabilities, shape ``(R, d)``, in [0, 1], each row summing to an integer k.
+    u : numpy.ndarray
+        One uniform draw on [0, 1) per replicate, shape ``(R,)``.
     """
     p = np.asarray(p, dtype=float)
     k = int(round(float(p[0].sum())))

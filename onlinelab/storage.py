@@ -68,7 +68,19 @@ def _write_atomic(path: pathlib.Path, write) -> None:
 
 
 def save_run(result, path, config: dict | None = None, report: bool = True) -> pathlib.Path:
-    """Write ``result`` to the run directory ``path`` (created if needed) and return the path."""
+    """Write ``result`` to the run directory ``path`` (created if needed) and return the path.
+
+    Parameters
+    ----------
+    result : Result
+        The run to write.
+    path : str or path-like
+        The run directory (created if needed).
+    config : dict or None, default None
+        The resolved configuration to write as config.toml.
+    report : bool, default True
+        Also write report.md and report.png.
+    """
     from .config import dump_toml
     path = pathlib.Path(path)
     try:
@@ -87,7 +99,13 @@ def save_run(result, path, config: dict | None = None, report: bool = True) -> p
 
 
 def load_run(path) -> "Result":  # noqa: F821
-    """Read a run directory written by :meth:`Result.save` (or ``onlinelab run``)."""
+    """Read a run directory written by :meth:`Result.save` (or ``onlinelab run``).
+
+    Parameters
+    ----------
+    path : str or path-like
+        A run directory containing meta.json and metrics.parquet.
+    """
     from .result import Result
     path = pathlib.Path(path)
     missing = [f for f in ("meta.json", "metrics.parquet") if not (path / f).is_file()]

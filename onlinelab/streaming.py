@@ -1,4 +1,4 @@
-"""Shared pieces of the streaming-PCA and autoencoder learners (theory §4): steps, QR, polar, plays, samples.
+"""Shared pieces of the streaming-PCA and autoencoder learners (theory §4, docs/theory/04-streaming.md): steps, QR, polar, plays, samples.
 
 One copy of each helper, used by every ``learners/streaming_*.py`` module:
 
@@ -35,7 +35,19 @@ SCHEDULES = ("constant", "inverse", "inverse_sqrt")
 
 
 class StepSchedule:
-    """Step sizes ``η_t`` for t = 1, 2, … (t counts samples); every value is checked > 0."""
+    """Step sizes ``η_t`` for t = 1, 2, … (t counts samples); every value is checked > 0.
+
+    Parameters
+    ----------
+    kind : {"constant", "inverse", "inverse_sqrt"}, default "inverse"
+        η_t = c, c/(t + t₀) or c/√(t + t₀).
+    c : float, default 1.0
+        Step constant (> 0).
+    t0 : float, default 0.0
+        Offset (> −1).
+    field : str, default "step"
+        Parameter name used in error messages.
+    """
 
     def __init__(self, kind: str = "inverse", c: float = 1.0, t0: float = 0.0, field: str = "step"):
         self.kind = v.choice(f"{field} schedule", kind, SCHEDULES)
@@ -57,7 +69,17 @@ class StepSchedule:
 
 
 def check_rank(k, d: int, where: str = "k") -> int:
-    """``k`` must be an integer with 1 ≤ k < d (a proper subspace of R^d)."""
+    """``k`` must be an integer with 1 ≤ k < d (a proper subspace of R^d).
+
+    Parameters
+    ----------
+    k : int
+        The requested dimension.
+    d : int
+        The ambient dimension.
+    where : str, default "k"
+        Parameter name used in the error message.
+    """
     k = v.integer(where, k, minimum=1)
     if k >= d:
         raise ConfigError(f"{where} must be < d = {d} (a proper subspace), got {where} = {k}; "
@@ -140,6 +162,21 @@ def fit(learner, env, rounds: int, replicates: int = 1, seed: int = 0, check=Non
     The same seeding as :func:`onlinelab.simulate` uses for labels "fit"; ``check(state)``, if given,
     is called after every update (tests use it for invariants).  For embeddings and experiments
     that need the learned basis itself rather than a metrics table.
+
+    Parameters
+    ----------
+    learner : Learner
+        A streaming learner.
+    env : Environment
+        The stream to learn from (cloned, so the argument is left untouched).
+    rounds : int
+        Number of rounds.
+    replicates : int, default 1
+        Independent repetitions.
+    seed : int, default 0
+        Root seed.
+    check : callable or None, default None
+        ``check(state)`` is called after every update.
     """
     from .protocol import Context, Feedback
     from .rng import BatchRNG

@@ -5,7 +5,7 @@ A loss holds one function per replicate and provides ``shape``, ``validate``,
 oracle), ``terms()`` (what follow-the-leader learners add up; ``argmin`` over a domain is
 the leader oracle), ``comparator`` (best fixed point in hindsight over the loss's domain)
 and ``statistics`` — ``spec_sq`` = ‖g‖∞² and ``fro_sq`` = ‖g‖₂², named after their spectral
-counterparts so one bound formula serves the simplex and the spectraplex (theory §3.2).
+counterparts so one bound formula serves the simplex and the spectraplex (theory §3.2, docs/theory/03-oco-fenchel.md).
 For a quadratic, the statistics are bounds on the gradient over the domain.
 
 :func:`quadratic_argmin` is the exact solver behind the comparator and the game's f*:

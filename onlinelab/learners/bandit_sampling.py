@@ -1,4 +1,4 @@
-"""Bandit-PCA sampling schemes and their unbiased loss estimators, in the learner's eigen-coordinates (theory §1.3).
+"""Bandit-PCA sampling schemes and their unbiased loss estimators, in the learner's eigen-coordinates (theory §1.3, docs/theory/01-bandit-pca.md).
 
 Given the mixed strategy ``Ŵ = U diag(λ̂) Uᵀ`` a sampler draws a unit vector ``w`` with
 ``E[w wᵀ] = Ŵ`` and, from the observed scalar ``ℓ = wᵀ L w`` alone, builds ``L̃`` with

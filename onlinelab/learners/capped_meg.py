@@ -1,4 +1,4 @@
-"""Rank-k online PCA by capped matrix exponentiated gradient (Warmuth–Kuzmin; theory §2 "Rank k").
+"""Rank-k online PCA by capped matrix exponentiated gradient (Warmuth–Kuzmin; theory §2 "Rank k", docs/theory/02-online-pca.md).
 
 Compression form: the learner discards an m-dimensional subspace, m = d − k, and pays
 ⟨P, L_t⟩ for its rank-m projector P.  Its parameter is a capped density matrix
@@ -55,7 +55,16 @@ def sampled_frame(p_incl: np.ndarray, V: np.ndarray, u: np.ndarray) -> np.ndarra
 
 @register_learner("capped-meg")
 class CappedMEG(Learner):
-    """Capped MEG on capped density matrices; plays a random rank-m projector with E[P] = mW (m = d − k)."""
+    """Capped MEG on capped density matrices; plays a random rank-m projector with E[P] = mW (m = d − k).
+
+    Parameters
+    ----------
+    k : int or None, default None
+        Number of directions kept; the learner plays rank-m projectors with m = d − k. ``None`` takes
+        m from the environment's ``fantope:m`` domain (so k = d − m).
+    eta : float or None, default None
+        Learning rate η > 0; ``None`` tunes it to L̂ = m·T·loss_bound (theory §2, "Rank k").
+    """
 
     feedback = "full"
     reference_environment = "pca-compression"

@@ -1,5 +1,7 @@
 """Follow-the-leader learners: FTL, FTL+ (be-the-leader), BESTRESP+, optimistic FTL (theory §2, §3.2).
 
+See docs/theory/02-online-pca.md and docs/theory/03-oco-fenchel.md.
+
 They sum the weighted losses' *terms* and play their leader (argmin over the domain):
 for linear losses on the simplex / spectraplex that is a vertex / a bottom eigenvector
 (the LMO); for quadratics an exact solve; for the y-player of the Fenchel game the
@@ -49,7 +51,19 @@ class _Leader(OCOLearner):
 
 @register_learner("ftl")
 class FTL(_Leader):
-    """Follow the leader: argmin of the weighted past losses (no worst-case bound for linear losses)."""
+    """Follow the leader: argmin of the weighted past losses (no worst-case bound for linear losses).
+
+    Parameters
+    ----------
+    z_init : array-like or None, default None
+        First play z_1 (a point of the domain, one per replicate or broadcast); ``None`` starts at the
+        domain's centre.
+    weights : {"constant", "linear"}, float or list of float, default "constant"
+        Round weights α_t > 0 (theory §3.1): 1, t, a fixed number, or one value per round.
+    domain : str or None, default None
+        Decision set, e.g. ``"simplex"``, ``"ball:1"``, ``"spectraplex"``; ``None`` plays the
+        environment's declared domain.
+    """
 
     def act(self, state, rng) -> Play:
         return Play(self._leader(state.acc, state) if state.t else state.z)
@@ -63,7 +77,19 @@ class FTL(_Leader):
 
 @register_learner("ftl+")
 class FTLPlus(_Leader):
-    """Be the leader (prescient): argmin of the weighted losses up to and including this round; regret ≤ 0."""
+    """Be the leader (prescient): argmin of the weighted losses up to and including this round; regret ≤ 0.
+
+    Parameters
+    ----------
+    z_init : array-like or None, default None
+        First play z_1 (a point of the domain, one per replicate or broadcast); ``None`` starts at the
+        domain's centre.
+    weights : {"constant", "linear"}, float or list of float, default "constant"
+        Round weights α_t > 0 (theory §3.1): 1, t, a fixed number, or one value per round.
+    domain : str or None, default None
+        Decision set, e.g. ``"simplex"``, ``"ball:1"``, ``"spectraplex"``; ``None`` plays the
+        environment's declared domain.
+    """
 
     prescient = True
 
@@ -77,7 +103,19 @@ class FTLPlus(_Leader):
 
 @register_learner("bestresp+")
 class BestResponsePlus(_Leader):
-    """Best response (prescient): argmin α_t ℓ_t of this round alone; regret ≤ 0."""
+    """Best response (prescient): argmin α_t ℓ_t of this round alone; regret ≤ 0.
+
+    Parameters
+    ----------
+    z_init : array-like or None, default None
+        First play z_1 (a point of the domain, one per replicate or broadcast); ``None`` starts at the
+        domain's centre.
+    weights : {"constant", "linear"}, float or list of float, default "constant"
+        Round weights α_t > 0 (theory §3.1): 1, t, a fixed number, or one value per round.
+    domain : str or None, default None
+        Decision set, e.g. ``"simplex"``, ``"ball:1"``, ``"spectraplex"``; ``None`` plays the
+        environment's declared domain.
+    """
 
     prescient = True
 
@@ -90,7 +128,19 @@ class BestResponsePlus(_Leader):
 
 @register_learner("optimistic-ftl")
 class OptimisticFTL(_Leader):
-    """Optimistic FTL: the past losses plus the hint α_t ℓ_{t−1} (Nesterov's y-player, theory §3.5)."""
+    """Optimistic FTL: the past losses plus the hint α_t ℓ_{t−1} (Nesterov's y-player, theory §3.5).
+
+    Parameters
+    ----------
+    z_init : array-like or None, default None
+        First play z_1 (a point of the domain, one per replicate or broadcast); ``None`` starts at the
+        domain's centre.
+    weights : {"constant", "linear"}, float or list of float, default "constant"
+        Round weights α_t > 0 (theory §3.1): 1, t, a fixed number, or one value per round.
+    domain : str or None, default None
+        Decision set, e.g. ``"simplex"``, ``"ball:1"``, ``"spectraplex"``; ``None`` plays the
+        environment's declared domain.
+    """
 
     def act(self, state, rng) -> Play:
         if state.acc is None:

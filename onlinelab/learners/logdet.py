@@ -1,6 +1,6 @@
 """Online mirror descent with the log-det regulariser on the spectraplex: bandit PCA and full information.
 
-theory §1 (Kotłowski & Neu, COLT 2019).  The state is the eigenpair ``W = U diag(lam) Uᵀ``;
+theory §1, docs/theory/01-bandit-pca.md (Kotłowski & Neu, COLT 2019).  The state is the eigenpair ``W = U diag(lam) Uᵀ``;
 ``W⁻¹`` is never formed.  A round: mix ``λ̂ = (1−γ)λ + γ/d``; sample ``w`` and build the
 unbiased estimate ``L̃`` (dense or sparse scheme, :mod:`.bandit_sampling`) — or take
 ``L̃ = L`` with full information (``sampler=None``); update
@@ -47,7 +47,23 @@ class LogDetState(NamedTuple):
 
 @register_learner("logdet-omd")
 class LogDetOMD(Learner):
-    """Log-det online mirror descent on the spectraplex: bandit PCA (dense/sparse sampling) or full information."""
+    """Log-det online mirror descent on the spectraplex: bandit PCA (dense/sparse sampling) or full information.
+
+    Parameters
+    ----------
+    eta : float or None, default None
+        Learning rate η > 0. ``None`` takes the tuned value for the run's (d, T) (theory §1.5): dense
+        min{√(log T/(dT)), 1/(2d)}; sparse min{√(log T/(rT)), 1/(2d)}; full information
+        min{√(d log T/(2T)), ½}.
+    gamma : float or None, default None
+        Exploration rate γ ∈ [0, 1]. ``None`` takes 0 (dense, full information) or ηd (sparse), the
+        values the bounds assume.
+    sampler : {"dense", "sparse", "full"} or None, default "dense"
+        How the unit vector is drawn and the loss estimated (theory §1.3); ``"full"`` (or ``None``)
+        plays with full information, L̃ = L.
+    reorth_every : int, default 32
+        Re-orthonormalise the eigenvectors every this many rounds (the sparse sampler's rotations drift).
+    """
 
     def __init__(self, eta: float | None = None, gamma: float | None = None, sampler: str | None = "dense",
                  reorth_every: int = 32):

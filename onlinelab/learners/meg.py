@@ -1,4 +1,4 @@
-"""Matrix exponentiated gradient on the spectraplex, eigh-based with a max-shift (theory §2).
+"""Matrix exponentiated gradient on the spectraplex, eigh-based with a max-shift (theory §2, docs/theory/02-online-pca.md).
 
 ``W_{t+1} = exp(H_t)/tr exp(H_t)`` with ``H_t = −η Σ_{s≤t} L_s`` (lazy and greedy forms
 coincide for constant η).  Each round takes one batched ``eigh(H) = V diag(h) Vᵀ`` and plays
@@ -33,7 +33,13 @@ class MEGState(NamedTuple):
 
 @register_learner("meg")
 class MEG(Learner):
-    """Matrix exponentiated gradient (von Neumann entropy FTRL) on the spectraplex, full information."""
+    """Matrix exponentiated gradient (von Neumann entropy FTRL) on the spectraplex, full information.
+
+    Parameters
+    ----------
+    eta : float or None, default None
+        Learning rate η > 0; ``None`` takes √(2 log d / T), the worst-case tuning (theory §2).
+    """
 
     feedback = "full"
 

@@ -1,4 +1,4 @@
-"""FTRL, FTRL+, OMD (linearised), OMD+ and optimistic FTRL over any domain and mirror map (theory §3.2).
+"""FTRL, FTRL+, OMD (linearised), OMD+ and optimistic FTRL over any domain and mirror map (theory §3.2, docs/theory/03-oco-fenchel.md).
 
 One code path for vectors and matrices: every step is :func:`~onlinelab.mirror.mirror_solve`
 (argmin −⟨θ, z⟩ + φ(z) over K) of a dual point, and spectral domains solve on eigenvalues.
@@ -92,7 +92,21 @@ class _Mirror(OCOLearner):
 
 @register_learner("ftrl")
 class FTRL(_Mirror):
-    """Follow the regularised leader on linearised losses (Hedge/MEG with entropy, Frobenius FTRL, ...)."""
+    """Follow the regularised leader on linearised losses (Hedge/MEG with entropy, Frobenius FTRL, ...).
+
+    Parameters
+    ----------
+    regularizer : {"euclidean", "entropy", "log-barrier"} or alias, default "euclidean"
+        Mirror map φ (aliases ``"frobenius"``, ``"von-neumann"``, ``"log-det"`` name the spectral
+        versions); its range over the domain enters the bound (theory §3.2).
+    eta : float or None, default None
+        Learning rate η > 0; ``None`` tunes it for the run, √(2β·range/(T·loss_bound²)) (or 1/√T when
+        the regulariser's range is infinite).
+    weights : {"constant", "linear"}, float or list of float, default "constant"
+        Round weights α_t > 0 (theory §3.1).
+    domain : str or None, default None
+        Decision set; ``None`` plays the environment's declared domain.
+    """
 
     def act(self, state, rng) -> Play:
         if state.acc is None:
@@ -102,7 +116,21 @@ class FTRL(_Mirror):
 
 @register_learner("optimistic-ftrl")
 class OptimisticFTRL(_Mirror):
-    """Optimistic FTRL: the past gradients plus the hint α_t g_{t−1} (constants [unconf], theory §3.2)."""
+    """Optimistic FTRL: the past gradients plus the hint α_t g_{t−1} (constants [unconf], theory §3.2).
+
+    Parameters
+    ----------
+    regularizer : {"euclidean", "entropy", "log-barrier"} or alias, default "euclidean"
+        Mirror map φ (aliases ``"frobenius"``, ``"von-neumann"``, ``"log-det"`` name the spectral
+        versions); its range over the domain enters the bound (theory §3.2).
+    eta : float or None, default None
+        Learning rate η > 0; ``None`` tunes it for the run, √(2β·range/(T·loss_bound²)) (or 1/√T when
+        the regulariser's range is infinite).
+    weights : {"constant", "linear"}, float or list of float, default "constant"
+        Round weights α_t > 0 (theory §3.1).
+    domain : str or None, default None
+        Decision set; ``None`` plays the environment's declared domain.
+    """
 
     def act(self, state, rng) -> Play:
         if state.acc is None:
@@ -116,7 +144,21 @@ class OptimisticFTRL(_Mirror):
 
 @register_learner("ftrl+")
 class FTRLPlus(_Mirror):
-    """Prescient FTRL on linear losses: includes this round's loss; regret ≤ range/η."""
+    """Prescient FTRL on linear losses: includes this round's loss; regret ≤ range/η.
+
+    Parameters
+    ----------
+    regularizer : {"euclidean", "entropy", "log-barrier"} or alias, default "euclidean"
+        Mirror map φ (aliases ``"frobenius"``, ``"von-neumann"``, ``"log-det"`` name the spectral
+        versions); its range over the domain enters the bound (theory §3.2).
+    eta : float or None, default None
+        Learning rate η > 0; ``None`` tunes it for the run, √(2β·range/(T·loss_bound²)) (or 1/√T when
+        the regulariser's range is infinite).
+    weights : {"constant", "linear"}, float or list of float, default "constant"
+        Round weights α_t > 0 (theory §3.1).
+    domain : str or None, default None
+        Decision set; ``None`` plays the environment's declared domain.
+    """
 
     prescient = True
 
@@ -158,7 +200,21 @@ class _OMDBase(_Mirror):
 
 @register_learner("omd")
 class OMD(_OMDBase):
-    """Online mirror descent, linearised: z_{t+1} = argmin γα_t⟨g_t, z⟩ + D_φ(z, z_t) (Euclidean: projected GD)."""
+    """Online mirror descent, linearised: z_{t+1} = argmin γα_t⟨g_t, z⟩ + D_φ(z, z_t) (Euclidean: projected GD).
+
+    Parameters
+    ----------
+    regularizer : {"euclidean", "entropy", "log-barrier"} or alias, default "euclidean"
+        Mirror map φ; Euclidean OMD is projected gradient descent.
+    gamma : float or None, default None
+        Step size γ > 0; ``None`` tunes it for the run like FTRL's η.
+    z0 : array-like or None, default None
+        Starting point z_0; ``None`` starts at the domain's centre (argmin φ), which the bound assumes.
+    weights : {"constant", "linear"}, float or list of float, default "constant"
+        Round weights α_t > 0 (theory §3.1).
+    domain : str or None, default None
+        Decision set; ``None`` plays the environment's declared domain.
+    """
 
     def act(self, state, rng) -> Play:
         return Play(state.z)
@@ -169,7 +225,21 @@ class OMD(_OMDBase):
 
 @register_learner("omd+")
 class OMDPlus(_OMDBase):
-    """Implicit (prescient) OMD on linear losses: z_t = argmin γα_tℓ_t(z) + D_φ(z, z_{t−1}); regret ≤ D/γ."""
+    """Implicit (prescient) OMD on linear losses: z_t = argmin γα_tℓ_t(z) + D_φ(z, z_{t−1}); regret ≤ D/γ.
+
+    Parameters
+    ----------
+    regularizer : {"euclidean", "entropy", "log-barrier"} or alias, default "euclidean"
+        Mirror map φ; Euclidean OMD is projected gradient descent.
+    gamma : float or None, default None
+        Step size γ > 0; ``None`` tunes it for the run like FTRL's η.
+    z0 : array-like or None, default None
+        Starting point z_0; ``None`` starts at the domain's centre (argmin φ), which the bound assumes.
+    weights : {"constant", "linear"}, float or list of float, default "constant"
+        Round weights α_t > 0 (theory §3.1).
+    domain : str or None, default None
+        Decision set; ``None`` plays the environment's declared domain.
+    """
 
     prescient = True
 

@@ -1,4 +1,4 @@
-"""Streaming autoencoders trained by SGD, gradients written out in numpy, batched over replicates (theory §4).
+"""Streaming autoencoders trained by SGD, gradients written out in numpy, batched over replicates (theory §4, docs/theory/04-streaming.md).
 
 Model, for a block ``X`` (d × b) and its input ``X̃`` (``X`` itself, or ``X + σN`` with fresh
 Gaussian noise N every step for the denoising variant):
@@ -96,7 +96,20 @@ class _Autoencoder(SubspaceLearner):
 
 @register_learner("linear-ae")
 class LinearAE(_Autoencoder):
-    """Linear autoencoder x ↦ W_d W_eᵀ x trained by SGD on ½‖x̂ − x‖²; its span tends to the PCA subspace."""
+    """Linear autoencoder x ↦ W_d W_eᵀ x trained by SGD on ½‖x̂ − x‖²; its span tends to the PCA subspace.
+
+    Parameters
+    ----------
+    k : int, default 1
+        Dimension of the tracked subspace, 1 ≤ k < d.
+
+    step : float, default 0.1
+        Step constant c > 0 of the schedule.
+    schedule : {"constant", "inverse", "inverse_sqrt"}, default "constant"
+        η_n = c, c/(n + t₀) or c/√(n + t₀), with n counting samples.
+    t0 : float, default 0.0
+        Offset t₀ of the schedule (> −1).
+    """
 
     def __init__(self, k: int = 1, step: float = 0.1, schedule: str = "constant", t0: float = 0.0):
         self._init_common(k, step, schedule, t0)
@@ -104,7 +117,20 @@ class LinearAE(_Autoencoder):
 
 @register_learner("tanh-ae")
 class TanhAE(_Autoencoder):
-    """One-hidden-layer autoencoder x ↦ W_d tanh(W_eᵀ x + b_e) + b_d trained by SGD."""
+    """One-hidden-layer autoencoder x ↦ W_d tanh(W_eᵀ x + b_e) + b_d trained by SGD.
+
+    Parameters
+    ----------
+    k : int, default 1
+        Dimension of the tracked subspace, 1 ≤ k < d.
+
+    step : float, default 0.1
+        Step constant c > 0 of the schedule.
+    schedule : {"constant", "inverse", "inverse_sqrt"}, default "constant"
+        η_n = c, c/(n + t₀) or c/√(n + t₀), with n counting samples.
+    t0 : float, default 0.0
+        Offset t₀ of the schedule (> −1).
+    """
 
     activation = "tanh"
 
@@ -114,7 +140,25 @@ class TanhAE(_Autoencoder):
 
 @register_learner("denoising-ae")
 class DenoisingAE(_Autoencoder):
-    """Denoising autoencoder: reconstruct x from x + σn, fresh n ~ N(0, I) every step (linear or tanh)."""
+    """Denoising autoencoder: reconstruct x from x + σn, fresh n ~ N(0, I) every step (linear or tanh).
+
+    Parameters
+    ----------
+    k : int, default 1
+        Dimension of the tracked subspace, 1 ≤ k < d.
+
+    noise : float, default 0.5
+        Standard deviation σ of the Gaussian noise added to each input (fresh every step).
+    activation : {"linear", "tanh"}, default "linear"
+        Encoder activation; linear with squared loss has the shrunk-PCA optimum of theory §4.
+
+    step : float, default 0.1
+        Step constant c > 0 of the schedule.
+    schedule : {"constant", "inverse", "inverse_sqrt"}, default "constant"
+        η_n = c, c/(n + t₀) or c/√(n + t₀), with n counting samples.
+    t0 : float, default 0.0
+        Offset t₀ of the schedule (> −1).
+    """
 
     def __init__(self, k: int = 1, noise: float = 0.5, activation: str = "linear", step: float = 0.1,
                  schedule: str = "constant", t0: float = 0.0):

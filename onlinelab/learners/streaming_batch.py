@@ -37,7 +37,16 @@ class BatchPCAState(NamedTuple):
 
 @register_learner("batch-pca")
 class BatchPCA(SubspaceLearner):
-    """Top-k eigenvectors of the second moment of all samples seen so far (refreshed every ``refresh`` rounds)."""
+    """Top-k eigenvectors of the second moment of all samples seen so far (refreshed every ``refresh`` rounds).
+
+    Parameters
+    ----------
+    k : int, default 1
+        Dimension of the tracked subspace, 1 ≤ k < d.
+
+    refresh : int, default 1
+        Recompute the top-k eigenvectors every this many rounds.
+    """
 
     def __init__(self, k: int = 1, refresh: int = 1):
         self.k = v.integer("k", k, minimum=1)
@@ -65,7 +74,16 @@ class IPCAState(NamedTuple):
 
 @register_learner("incremental-pca")
 class IncrementalPCALearner(SubspaceLearner):
-    """scikit-learn's IncrementalPCA, partial_fit on every full chunk of ``batch_size`` samples."""
+    """scikit-learn's IncrementalPCA, partial_fit on every full chunk of ``batch_size`` samples.
+
+    Parameters
+    ----------
+    k : int, default 1
+        Dimension of the tracked subspace, 1 ≤ k < d.
+
+    batch_size : int, default 100
+        Samples per ``partial_fit`` call of scikit-learn's IncrementalPCA.
+    """
 
     def __init__(self, k: int = 1, batch_size: int = 100):
         self.k = v.integer("k", k, minimum=1)

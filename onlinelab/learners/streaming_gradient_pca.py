@@ -1,4 +1,4 @@
-"""Gradient PCA with a polar retraction, on a stream of mini-batches or on a fixed data matrix (theory §4).
+"""Gradient PCA with a polar retraction, on a stream of mini-batches or on a fixed data matrix (theory §4, docs/theory/04-streaming.md).
 
 Objective (Theorem 1.7 of the source paper, checked in theory §4), for samples as the columns
 of ``X`` (d × n) and ``C = X Xᵀ``:
@@ -93,7 +93,23 @@ class GradientPCAState(NamedTuple):
 
 @register_learner("gradient-pca")
 class GradientPCA(SubspaceLearner):
-    """Gradient descent on ‖UUᵀX − X‖² with a polar retraction, one step per mini-batch (theory §4)."""
+    """Gradient descent on ‖UUᵀX − X‖² with a polar retraction, one step per mini-batch (theory §4).
+
+    Parameters
+    ----------
+    k : int, default 1
+        Dimension of the tracked subspace, 1 ≤ k < d.
+
+    step : float, default 1.0
+        Step multiplier: η = step / (16 λ_max(C)) with ``line_search="none"`` (``step = 1`` is the safe
+        step of theory §4), the initial trial step with Armijo.
+    line_search : {"none", "armijo"}, default "none"
+        Fixed safe step or Armijo backtracking.
+    schedule : {"constant", "inverse", "inverse_sqrt"}, default "constant"
+        Decay of the step multiplier over samples n.
+    t0 : float, default 0.0
+        Offset t₀ of the schedule (> −1).
+    """
 
     def __init__(self, k: int = 1, step: float = 1.0, line_search: str = "none", schedule: str = "constant",
                  t0: float = 0.0):

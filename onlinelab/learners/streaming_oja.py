@@ -1,4 +1,4 @@
-"""Oja's streaming PCA with three QR cadences, and Krasulina's update for one component (theory §4).
+"""Oja's streaming PCA with three QR cadences, and Krasulina's update for one component (theory §4, docs/theory/04-streaming.md).
 
 Oja: ``Q_t = qr(Q_{t−1} + η_t x_t (x_tᵀ Q_{t−1}))``, ``Q₀ = qr(Gaussian d × k)``, O(dk) per sample
 plus O(dk²) per QR.  The cadence ``qr`` says when the QR runs:
@@ -47,7 +47,25 @@ def _schedule(learner) -> StepSchedule:
 
 @register_learner("oja")
 class Oja(SubspaceLearner):
-    """Oja's streaming PCA, k components, QR every step, every m steps, or once per block."""
+    """Oja's streaming PCA, k components, QR every step, every m steps, or once per block.
+
+    Parameters
+    ----------
+    k : int, default 1
+        Dimension of the tracked subspace, 1 ≤ k < d.
+
+    step : float, default 1.0
+        Step constant c > 0 of the schedule.
+    schedule : {"constant", "inverse", "inverse_sqrt"}, default "inverse"
+        η_n = c, c/(n + t₀) or c/√(n + t₀), with n counting samples.
+    t0 : float, default 10.0
+        Offset t₀ of the schedule (> −1).
+
+    qr : {"step", "periodic", "block"}, default "step"
+        When the QR runs: after every sample, every ``qr_every`` samples, or once per block.
+    qr_every : int, default 10
+        Samples between QR factorisations when ``qr="periodic"``.
+    """
 
     def __init__(self, k: int = 1, step: float = 1.0, schedule: str = "inverse", t0: float = 10.0,
                  qr: str = "step", qr_every: int = 10):
@@ -93,7 +111,17 @@ class KrasulinaState(NamedTuple):
 
 @register_learner("krasulina")
 class Krasulina(SubspaceLearner):
-    """Krasulina's streaming top eigenvector (k = 1), one sample at a time."""
+    """Krasulina's streaming top eigenvector (k = 1), one sample at a time.
+
+    Parameters
+    ----------
+    step : float, default 1.0
+        Step constant c > 0 of the schedule.
+    schedule : {"constant", "inverse", "inverse_sqrt"}, default "inverse"
+        η_n = c, c/(n + t₀) or c/√(n + t₀), with n counting samples.
+    t0 : float, default 10.0
+        Offset t₀ of the schedule (> −1).
+    """
 
     k = 1
 

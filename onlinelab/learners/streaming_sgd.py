@@ -1,6 +1,6 @@
 """Plain SGD with a weighted averaged iterate — the machinery of the autoencoders, checked on a convex stream.
 
-theory §4 (machine-learning notes, Theorem 3.3): for a convex, L-smooth ``E`` whose stochastic
+theory §4, docs/theory/04-streaming.md (machine-learning notes, Theorem 3.3): for a convex, L-smooth ``E`` whose stochastic
 gradients have variance ≤ σ², SGD ``w^{k+1} = w^k − τ_k ∇e_{i_k}(w^k)`` with ``τ_k ≤ 1/L`` and
 the average ``w̄^K = Σ τ_k w^{k+1} / Σ τ_k`` satisfies (proven constant, [derived])
 
@@ -39,7 +39,17 @@ class SGDState(NamedTuple):
 
 @register_learner("sgd")
 class SGD(Learner):
-    """Stochastic gradient descent from w⁰ = 0 with step schedule τ_k and the τ-weighted average iterate."""
+    """Stochastic gradient descent from w⁰ = 0 with step schedule τ_k and the τ-weighted average iterate.
+
+    Parameters
+    ----------
+    step : float, default 0.1
+        Step constant c > 0 of the schedule; the bound of theory §4 needs τ_k ≤ 1/L.
+    schedule : {"constant", "inverse", "inverse_sqrt"}, default "constant"
+        η_n = c, c/(n + t₀) or c/√(n + t₀), with n counting samples.
+    t0 : float, default 0.0
+        Offset t₀ of the schedule (> −1).
+    """
 
     feedback = "first_order"
     reference_environment = "least-squares-stream"  # what `onlinelab check learner sgd` plays
