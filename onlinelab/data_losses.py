@@ -52,7 +52,19 @@ class DataTerms:
 
 
 class DataLoss(VectorLoss):
-    """The regularised risk of mini-batch ``idx`` (R, b) of ``risk``'s samples, on ``domain`` (ℝⁿ or a box)."""
+    """The regularised risk of mini-batch ``idx`` (R, b) of ``risk``'s samples, on ``domain`` (ℝⁿ or a box).
+
+    Parameters
+    ----------
+    risk : onlinelab.datasets.Risk
+        The data set and margin loss.
+    idx : array-like of int
+        The mini-batch, sample indices of shape ``(R, b)``.
+    lam : float
+        Ridge weight λ (the loss is λ-strongly convex).
+    domain : Domain
+        The decision set (ℝⁿ or a box).
+    """
 
     def __init__(self, risk, idx, lam: float, domain):
         self.risk, self.idx, self.lam, self.domain = risk, np.asarray(idx), float(lam), domain

@@ -36,6 +36,15 @@ def capped_log_softmax(h: np.ndarray, cap: float, total: float = 1.0) -> np.ndar
     Worked in the log domain (sort h descending; j = number capped; log τ_j = log(total − j·cap) −
     logsumexp(h_{(j)}, …); the first j whose largest uncapped entry fits under the cap), so log p stays
     finite when p underflows: the greedy capped MEG step keeps its iterate as this log ("never take log W").
+
+    Parameters
+    ----------
+    h : numpy.ndarray
+        Log-weights, one row per replicate.
+    cap : float
+        Upper bound on every coordinate.
+    total : float
+        Sum of the coordinates.
     """
     h = np.asarray(h, dtype=float)
     order = np.argsort(-h, axis=-1, kind="stable")
@@ -54,7 +63,17 @@ def capped_log_softmax(h: np.ndarray, cap: float, total: float = 1.0) -> np.ndar
 
 
 def capped_entropy_projection(q: np.ndarray, cap: float, total: float) -> np.ndarray:
-    """argmin KL(p‖q) over {0 ≤ p ≤ cap, Σp = total}: p_i = min(cap, τ q_i) (theory §2), q > 0 rows."""
+    """argmin KL(p‖q) over {0 ≤ p ≤ cap, Σp = total}: p_i = min(cap, τ q_i) (theory §2), q > 0 rows.
+
+    Parameters
+    ----------
+    q : numpy.ndarray
+        Positive rows to project.
+    cap : float
+        Upper bound on every coordinate.
+    total : float
+        Sum of the coordinates.
+    """
     return np.exp(capped_log_softmax(np.log(np.asarray(q, dtype=float)), cap, total))
 
 
@@ -161,7 +180,17 @@ def get_mirror(name: str) -> MirrorMap:
 
 
 def mirror_solve(mirror: MirrorMap, theta, domain):
-    """argmin_{x∈K} −⟨θ, x⟩ + φ(x); on a spectral domain through the eigenvalues of θ (an EigenPlay)."""
+    """argmin_{x∈K} −⟨θ, x⟩ + φ(x); on a spectral domain through the eigenvalues of θ (an EigenPlay).
+
+    Parameters
+    ----------
+    mirror : MirrorMap
+        The regulariser (see :func:`get_mirror`).
+    theta : array-like or EigenPlay
+        The dual point θ.
+    domain : Domain or SpectralDomain
+        The decision set.
+    """
     if domain.spectral:
         t, V = eigh(np.asarray(theta, dtype=float))
         return EigenPlay(mirror.solve(t, domain.base), V)
@@ -169,7 +198,17 @@ def mirror_solve(mirror: MirrorMap, theta, domain):
 
 
 def mirror_grad(mirror: MirrorMap, x, domain):
-    """∇φ(x); for an EigenPlay U diag(λ) Uᵀ it is U diag(∇φ(λ)) Uᵀ."""
+    """∇φ(x); for an EigenPlay U diag(λ) Uᵀ it is U diag(∇φ(λ)) Uᵀ.
+
+    Parameters
+    ----------
+    mirror : MirrorMap
+        The regulariser (see :func:`get_mirror`).
+    x : array-like or EigenPlay
+        A point of the domain.
+    domain : Domain or SpectralDomain
+        The decision set.
+    """
     if domain.spectral:
         g = mirror.grad(x.lam, domain.base)
         return np.einsum("rik,rk,rjk->rij", x.U, g, x.U, optimize=True)
@@ -177,8 +216,26 @@ def mirror_grad(mirror: MirrorMap, x, domain):
 
 
 def mirror_range(mirror: MirrorMap, domain) -> float:
+    """max φ − min φ over ``domain`` (over its eigenvalue set for a spectral domain): FTRL's range term.
+
+    Parameters
+    ----------
+    mirror : MirrorMap
+        The regulariser (see :func:`get_mirror`).
+    domain : Domain or SpectralDomain
+        The decision set.
+    """
     return mirror.range(domain.base if domain.spectral else domain)
 
 
 def mirror_beta(mirror: MirrorMap, domain) -> float:
+    """Strong convexity β of φ on ``domain`` (w.r.t. the norm the bounds use).
+
+    Parameters
+    ----------
+    mirror : MirrorMap
+        The regulariser (see :func:`get_mirror`).
+    domain : Domain or SpectralDomain
+        The decision set.
+    """
     return mirror.beta(domain.base if domain.spectral else domain)

@@ -23,7 +23,17 @@ from .streaming_losses import TopKComparator
 
 
 class ProjectionLoss(FactoredLoss):
-    """``L = Σ_j coef_j x_j x_jᵀ`` played by rank-``rank`` projectors; comparator Σ of the ``rank`` smallest eigenvalues."""
+    """``L = Σ_j coef_j x_j x_jᵀ`` played by rank-``rank`` projectors; comparator Σ of the ``rank`` smallest eigenvalues.
+
+    Parameters
+    ----------
+    factors : array-like
+        The vectors x_j, ``(R, d)`` or ``(R, d, k)``.
+    coef : float or array-like, default 1.0
+        The coefficients c_j.
+    rank : int, default 1
+        Rank of the projectors the learner plays (and of the comparator).
+    """
 
     def __init__(self, factors, coef=1.0, rank: int = 1):
         super().__init__(factors, coef)

@@ -29,7 +29,17 @@ from .protocol import EigenPlay
 
 
 class SpectralDomain:
-    """A unitarily invariant set of d × d symmetric matrices given by a vector domain ``base`` on eigenvalues."""
+    """A unitarily invariant set of d × d symmetric matrices given by a vector domain ``base`` on eigenvalues.
+
+    Parameters
+    ----------
+    base : Domain
+        The vector domain the eigenvalues live in (simplex, capped simplex).
+    kind : str
+        ``"spectraplex"``, ``"fantope"`` or ``"capped-density"``.
+    spec : str
+        The spec string it was built from.
+    """
 
     spectral = True
     bounded = True

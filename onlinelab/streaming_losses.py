@@ -27,7 +27,15 @@ from .streaming import check_rank
 
 
 class SampleLoss(FactoredLoss):
-    """``L = −(1/b) Σ_j x_j x_jᵀ`` for samples ``(R, d)`` or ``(R, d, b)``; ``k`` sets the comparator's rank."""
+    """``L = −(1/b) Σ_j x_j x_jᵀ`` for samples ``(R, d)`` or ``(R, d, b)``; ``k`` sets the comparator's rank.
+
+    Parameters
+    ----------
+    samples : array-like
+        The round's samples, ``(R, d)`` (one per replicate) or ``(R, d, b)`` (a block of b).
+    k : int, default 1
+        Rank of the comparator: the best rank-k projection in hindsight.
+    """
 
     def __init__(self, samples, k: int = 1):
         super().__init__(samples, coef=-1.0)
@@ -61,7 +69,17 @@ class SampleLoss(FactoredLoss):
 
 
 class TopKComparator:
-    """Cumulative loss of the best fixed rank-k projector: Σ of the k smallest eigenvalues of Σ_t L_t."""
+    """Cumulative loss of the best fixed rank-k projector: Σ of the k smallest eigenvalues of Σ_t L_t.
+
+    Parameters
+    ----------
+    replicates : int
+        Number of replicates R.
+    d : int
+        Dimension.
+    k : int
+        Rank of the comparator.
+    """
 
     flush_every = 512
 

@@ -26,7 +26,13 @@ from .errors import DomainError, LossError
 
 
 def sup_norm(domain) -> float:
-    """sup_{x∈K} ‖x‖₂ (for gradient bounds of quadratics)."""
+    """sup_{x∈K} ‖x‖₂ (for gradient bounds of quadratics).
+
+    Parameters
+    ----------
+    domain : Domain
+        The decision set.
+    """
     if domain.kind == "ball":
         return float(np.linalg.norm(domain.center) + domain.radius)
     if domain.kind == "box":
@@ -89,7 +95,15 @@ class LinearTerms:
 
 
 class LinearLoss(VectorLoss):
-    """ℓ(x) = ⟨G, x⟩ with G (R, n) on ``domain``; the bound checked is ‖G‖∞ on simplices, ‖G‖₂ otherwise."""
+    """ℓ(x) = ⟨G, x⟩ with G (R, n) on ``domain``; the bound checked is ‖G‖∞ on simplices, ‖G‖₂ otherwise.
+
+    Parameters
+    ----------
+    G : array-like
+        The loss vectors g, shape ``(R, n)``: ℓ(x) = ⟨g, x⟩.
+    domain : Domain
+        The decision set the comparator minimises over.
+    """
 
     is_linear = True
 
@@ -157,7 +171,17 @@ class QuadTerms:
 
 
 class QuadraticLoss(VectorLoss):
-    """ℓ(x) = ½xᵀAx + bᵀx, A (R, n, n) symmetric PSD, b (R, n), on ``domain``."""
+    """ℓ(x) = ½xᵀAx + bᵀx, A (R, n, n) symmetric PSD, b (R, n), on ``domain``.
+
+    Parameters
+    ----------
+    A : array-like
+        Symmetric PSD matrices, ``(R, n, n)`` (``np.broadcast_to`` shares one among the replicates).
+    b : array-like
+        Linear terms, ``(R, n)``: ℓ(x) = ½xᵀAx + bᵀx.
+    domain : Domain
+        The decision set the comparator minimises over.
+    """
 
     def __init__(self, A, b, domain):
         self.A = np.asarray(A, dtype=float)
@@ -221,7 +245,21 @@ class LeaderComparator:
 
 
 def quadratic_argmin(A, b, domain, tol: float = 1e-15, max_iter: int = 100000) -> np.ndarray:
-    """argmin_{x∈K} ½xᵀAx + bᵀx per replicate (A PSD): exact on ℝⁿ and balls, iterative elsewhere."""
+    """argmin_{x∈K} ½xᵀAx + bᵀx per replicate (A PSD): exact on ℝⁿ and balls, iterative elsewhere.
+
+    Parameters
+    ----------
+    A : numpy.ndarray
+        Symmetric PSD matrices, ``(R, n, n)``.
+    b : numpy.ndarray
+        Linear terms, ``(R, n)``.
+    domain : Domain
+        The decision set K.
+    tol : float, default 1e-15
+        Stopping tolerance of the iterative solver (domains other than ℝⁿ and balls).
+    max_iter : int, default 100000
+        Iteration cap of the iterative solver.
+    """
     A, b = np.asarray(A, dtype=float), np.asarray(b, dtype=float)
     if domain.kind == "euclidean":
         try:

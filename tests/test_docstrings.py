@@ -9,7 +9,11 @@ import re
 import pytest
 
 import onlinelab as ol
-from onlinelab import checks, domains, game, recoveries, registry, rng, storage
+from onlinelab import (bounds, checks, domains, fenchel, game, mirror, recoveries, registry, rng, storage, streaming,
+                       subspace_metrics)
+from onlinelab.projection_losses import ProjectionLoss
+from onlinelab.streaming_losses import SampleLoss
+from onlinelab.vector_losses import LinearLoss, QuadraticLoss, quadratic_argmin
 from onlinelab.registry import environment_class, learner_class
 
 
@@ -51,7 +55,11 @@ FUNCTIONS = [ol.simulate, ol.load_run, storage.save_run, ol.Result, ol.Result.fi
              ol.HistoryView, rng.BatchRNG, rng.BatchRNG.random, rng.BatchRNG.normal, rng.BatchRNG.signs,
              rng.BatchRNG.categorical, ol.Environment, ol.Environment.reset, ol.Environment.emit,
              ol.Environment.checkpoint_metrics, ol.Learner.init, ol.Learner.act, ol.Learner.update,
-             ol.Learner.resolved_params, ol.Learner.bounds, ol.Learner.diagnostics]
+             ol.Learner.resolved_params, ol.Learner.bounds, ol.Learner.diagnostics, bounds.Bound, bounds.LossStats,
+             LinearLoss, QuadraticLoss, SampleLoss, ProjectionLoss, quadratic_argmin, streaming.fit,
+             streaming.StepSchedule, fenchel.Quadratic, fenchel.NormDistance, fenchel.SquaredDistance,
+             subspace_metrics.sin2_theta, subspace_metrics.t_similarity, subspace_metrics.pca_basis,
+             mirror.get_mirror, mirror.mirror_solve]
 
 
 @pytest.mark.parametrize("func", FUNCTIONS, ids=lambda f: f.__qualname__)
