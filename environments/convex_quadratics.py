@@ -32,6 +32,7 @@ class RandomQuadratics(ol.Environment):
 
     domain = "ball:1"
     loss_bound = 2.0
+    loss_offers = frozenset({"leader"})  # quadratics: not linear, so no prescient closed form
     reference_learner = "omd"      # projected gradient descent, for check_environment
 
     def __init__(self, d: int = 5, mu: float = 0.1):

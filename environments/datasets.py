@@ -26,6 +26,7 @@ from onlinelab.domains import Box
 class _DataStream(ol.Environment):
     loss_name = ""
     domain = "box:-2:2"
+    loss_offers = frozenset({"leader"})  # smooth empirical risks: not linear
     reference_learner = "omd"          # projected gradient descent, for check_environment
 
     def _setup(self, dataset, batch, lam, radius, delta=1.0):

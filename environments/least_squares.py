@@ -98,6 +98,7 @@ class LeastSquaresStream(ol.Environment):
 
     loss_bound = float("inf")
     domain = "euclidean"
+    loss_offers = frozenset()  # a gradient oracle only: no leader (argmin) and not linear
 
     def __init__(self, d: int = 5, m: int = 20, noise: float = 1.0, design_seed: int = 0):
         super().__init__(d=d)

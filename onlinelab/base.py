@@ -68,10 +68,19 @@ class Learner(_Params):
 
     Class attributes: ``name`` (registry name, set by the decorator) and ``feedback``
     ("full", "bandit" or "first_order") — the simulator gives the learner exactly that.
+    What it can play is declared by ``plays`` (``"any"``: the environment's domain;
+    ``"spectral"``, ``"vector"`` or one domain kind such as ``"spectraplex"``), ``loss_sign``
+    (``False``: needs negative semi-definite losses; ``True``: positive; ``None``: any),
+    ``loss_needs`` (``{"linear", "leader"}`` oracles) and ``prescient``; a mismatch with the
+    environment is a :class:`~onlinelab.errors.DomainError` before round 1 (:mod:`onlinelab.compat`).
     """
 
     name: ClassVar[str] = ""
     feedback: ClassVar[str] = "full"
+    plays: ClassVar[str] = "any"
+    loss_sign: ClassVar[bool | None] = None
+    loss_needs: ClassVar[frozenset] = frozenset()
+    prescient: ClassVar[bool] = False
 
     def init(self, ctx, rng) -> Any:
         """Return the initial batched state for ``ctx.replicates`` replicates.

@@ -27,6 +27,7 @@ from threadpoolctl import threadpool_limits
 
 from . import validation as v
 from .base import Environment, Learner
+from .compat import check_pairings
 from .errors import ConfigError, OnlinelabError, ProtocolError, SimulationError
 from .metrics import LossTracker, Recorder
 from .progress import Progress
@@ -281,6 +282,7 @@ def simulate(environment, learners, *, T: int, replicates: int = 1, seed: int = 
     blas_threads = v.integer("blas_threads", blas_threads, minimum=1)
     lrns = _learners(learners)
     envs = _environments(environment)
+    check_pairings(lrns, envs, label_of)
     ckpts = _checkpoints(T, checkpoints)
     labels = [label_of(e) for e in envs]
     if len(set(labels)) != len(labels):

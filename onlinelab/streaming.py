@@ -136,6 +136,8 @@ class SubspaceLearner(Learner):
     """
 
     feedback = "full"
+    plays = "spectral"
+    loss_sign = False  # samples as L = −xxᵀ: these learners maximise captured variance
 
     def check_k(self, ctx) -> int:
         return check_rank(self.k, ctx.d)

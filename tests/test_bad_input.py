@@ -139,5 +139,7 @@ def test_learners_must_be_learner_objects():
 
 def test_learner_and_environment_domains_must_match():
     from onlinelab.errors import DomainError
-    with pytest.raises(DomainError, match=r"sgd plays unconstrained vectors .* domain is 'spectraplex'; pair it with"):
+    with pytest.raises(DomainError, match=r"^learner 'sgd' plays unconstrained vectors in ℝⁿ \(vector losses\) but "
+                       r"environment 'spiked-covariance' emits matrix losses on the spectraplex; learners that fit: "
+                       r"batch-pca, bestresp\+, denoising-ae, .*, tanh-ae$"):
         ol.simulate("spiked-covariance", [ol.make_learner("sgd")], T=5)

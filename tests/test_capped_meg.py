@@ -122,7 +122,8 @@ def test_one_code_path_with_entropic_omd_on_the_fantope():
 def test_bad_input():
     with pytest.raises(DomainError, match="k = 3 gives m = d − k = 5, but the environment plays 'fantope:6'"):
         ol.simulate(ol.make_environment("pca-compression", d=8, k=2), [CappedMEG(k=3)], T=2)
-    with pytest.raises(DomainError, match="capped-meg needs k"):
+    with pytest.raises(DomainError, match=r"^learner 'capped-meg' plays the fantope \(matrix losses\) but environment "
+                       r"'spiked-covariance' emits matrix losses on the spectraplex; learners that fit: batch-pca, "):
         ol.simulate("spiked-covariance", [CappedMEG()], T=2)
     with pytest.raises(ConfigError, match="eta must be > 0"):
         CappedMEG(eta=0)

@@ -67,6 +67,7 @@ class CappedMEG(Learner):
     """
 
     feedback = "full"
+    plays = "fantope"  # m = d − k of the environment's fantope:m (its comparator is the m smallest eigenvalues)
     reference_environment = "pca-compression"
 
     def __init__(self, k: int | None = None, eta: float | None = None):

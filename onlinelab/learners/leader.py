@@ -31,6 +31,8 @@ from .oco_base import OCOLearner, OCOState, leader_terms
 class _Leader(OCOLearner):
     """Shared state handling: accumulate α_t·terms(ℓ_t); subclasses choose what to minimise."""
 
+    loss_needs = frozenset({"leader"})
+
     def __init__(self, z_init=None, weights="constant", domain=None):
         self.z_init = None if z_init is None else list(z_init)
         self._setup(weights, domain)

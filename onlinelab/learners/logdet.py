@@ -65,6 +65,8 @@ class LogDetOMD(Learner):
         Re-orthonormalise the eigenvectors every this many rounds (the sparse sampler's rotations drift).
     """
 
+    plays = "spectraplex"
+
     def __init__(self, eta: float | None = None, gamma: float | None = None, sampler: str | None = "dense",
                  reorth_every: int = 32):
         self.eta = None if eta is None else v.positive_float("eta", eta)

@@ -42,6 +42,7 @@ class MEG(Learner):
     """
 
     feedback = "full"
+    plays = "spectraplex"
 
     def __init__(self, eta: float | None = None):
         self.eta = None if eta is None else v.positive_float("eta", eta)

@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import validation as v
+from ..errors import DomainError
 from ..mirror import get_mirror, mirror_beta, mirror_grad, mirror_range, mirror_solve
 from ..oco_bounds import ftrl_bound, prescient_bound
 from ..protocol import Play
@@ -55,6 +56,10 @@ class _Mirror(OCOLearner):
         rng_, beta = mirror_range(self._mirror, dom), mirror_beta(self._mirror, dom)
         if self._step is not None:
             step = self._step
+        elif not np.isfinite(ctx.loss_bound):
+            raise DomainError(f"{self.name or type(self).__name__} tunes {self.step_name} from the environment's "
+                              f"loss_bound, which is {ctx.loss_bound!r} (no bound on the losses); pass "
+                              f"{self.step_name}=... explicitly, or use an environment that declares a finite loss_bound")
         elif np.isfinite(rng_):
             step = float(np.sqrt(2 * beta * rng_ / (max(ctx.T, 1) * max(ctx.loss_bound, 1e-12) ** 2)))
         else:
@@ -161,6 +166,7 @@ class FTRLPlus(_Mirror):
     """
 
     prescient = True
+    loss_needs = frozenset({"linear"})
 
     def act(self, state, rng, loss=None) -> Play:
         require_linear(loss, self.name)
@@ -242,6 +248,7 @@ class OMDPlus(_OMDBase):
     """
 
     prescient = True
+    loss_needs = frozenset({"linear"})
 
     def act(self, state, rng, loss=None) -> Play:
         require_linear(loss, self.name)

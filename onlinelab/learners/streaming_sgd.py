@@ -52,6 +52,7 @@ class SGD(Learner):
     """
 
     feedback = "first_order"
+    plays = "euclidean"
     reference_environment = "least-squares-stream"  # what `onlinelab check learner sgd` plays
 
     def __init__(self, step: float = 0.1, schedule: str = "constant", t0: float = 0.0):
