@@ -8,7 +8,8 @@ A learner declares (class attributes, see :class:`onlinelab.Learner`):
 * ``feedback`` — ``"full"``, ``"bandit"`` or ``"first_order"`` (a gradient at the play);
 * ``loss_sign`` — the sign its losses must have: ``False`` for negative semi-definite losses
   (streaming PCA's ``L = −xxᵀ``: these learners maximise captured variance and would climb a
-  positive loss), ``True`` for positive semi-definite ones, ``None`` for any sign;
+  positive loss), ``True`` for positive semi-definite ones, ``None`` for any sign; an
+  environment that declares the opposite sign is refused (one that declares none is not);
 * ``loss_needs`` — oracles it calls on a loss: ``"linear"`` (prescient closed forms) and
   ``"leader"`` (the argmin of summed losses, follow-the-leader);
 * ``prescient`` — it sees the round's loss before playing, so it cannot face an adaptive environment.
@@ -99,7 +100,7 @@ def mismatch(learner, env) -> str | None:
         return (f"asks for {feedback} feedback but environment {{env}} supports only "
                 f"{', '.join(env_feedback_kinds(env))} feedback")
     sign = getattr(learner, "loss_sign", None)
-    if sign is not None and getattr(env, "psd", None) is not sign:
+    if sign is not None and getattr(env, "psd", None) is (not sign):  # undeclared (None) passes: checked per round
         climb = " (it maximises captured variance, so it would climb these losses)" if sign is False else ""
         return f"needs {SIGN_WORDS[sign]} but environment {{env}} declares {SIGN_WORDS[getattr(env, 'psd', None)]}{climb}"
     missing = sorted(set(getattr(learner, "loss_needs", ())) - env_offers(env))

@@ -7,6 +7,17 @@ from onlinelab.compat import learners_that_fit
 from onlinelab.errors import DomainError
 from onlinelab.registry import environment_class
 
+
+
+@pytest.fixture(autouse=True)
+def builtin_learners_only(monkeypatch):
+    """Other tests register learners of their own; the suggestion lists below name the built-in ones."""
+    from onlinelab import registry
+    registry.learner_names()
+    builtin = {k: c for k, c in registry._LEARNERS.items() if c.__module__.startswith("onlinelab.")}
+    monkeypatch.setattr(registry, "_LEARNERS", builtin)
+
+
 OCO_FIT = "bestresp+, ftl, ftl+, ftrl, ftrl+, omd, omd+, optimistic-ftl, optimistic-ftrl"
 
 

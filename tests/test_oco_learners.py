@@ -4,7 +4,7 @@ import pytest
 
 import onlinelab as ol
 from onlinelab.domains import Simplex
-from onlinelab.errors import ConfigError, DomainError, ProtocolError
+from onlinelab.errors import ConfigError, DomainError
 from onlinelab.linalg import softmax
 from tests.ball_reference import ball_min
 
@@ -113,7 +113,8 @@ def test_bad_input_errors():
         ol.make_learner("omd", weights=0)
     with pytest.raises(DomainError, match="one is spectral"):
         ol.simulate(ol.make_environment("experts-stochastic", d=3), [ol.make_learner("ftl", domain="spectraplex")], T=2)
-    with pytest.raises(ProtocolError, match="prescient"):
+    with pytest.raises(DomainError, match=r"^learner 'ftl\+' is prescient \(it sees the loss before playing\) but "
+                       r"environment 'top-direction\(d=3\)' is adaptive; learners that fit: "):
         ol.simulate(ol.make_environment("top-direction", d=3), [ol.make_learner("ftl+")], T=2)
 
     class NoOracle:
