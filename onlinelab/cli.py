@@ -4,10 +4,12 @@
     onlinelab run CONFIG.toml --seed 3 --rounds 500 --replicates 8 --out runs/mine
     onlinelab list                     # registered learners and environments
     onlinelab report runs/<run-id>     # print a saved run's summary again
+    onlinelab resume runs/<run-id>     # finish a run that was killed or interrupted (bit-identical)
     onlinelab check env NAME           # conformance checks on your environment (or: check learner NAME)
 
 Exit status: 0 success, 2 bad input, 1 a run that failed midway (its completed part is
-saved), 3 a bound whose assumptions held was violated.
+saved), 3 a bound whose assumptions held was violated, 130/143 a run stopped by SIGINT/SIGTERM
+(checkpointed; ``onlinelab resume`` finishes it).
 """
 from __future__ import annotations
 
@@ -46,13 +48,38 @@ def cmd_run(args) -> int:
         with warnings.catch_warnings():  # _print_summary reports violations itself, in capitals
             warnings.simplefilter("ignore", BoundViolationWarning)
             result, path = run_experiment(data, seed=args.seed, rounds=args.rounds, replicates=args.replicates,
-                                          out=args.out, progress=not args.quiet)
+                                          out=args.out, progress=not args.quiet, force=args.force,
+                                          checkpoint_every=args.checkpoint_every,
+                                          checkpoint_seconds=args.checkpoint_seconds)
     except OnlinelabError as exc:
-        run_dir = getattr(exc, "run_dir", None)
-        if run_dir is not None:
-            print(f"error: {exc}\nthe completed part of the run is in {run_dir}", file=sys.stderr)
-            return 1
-        raise
+        return _stopped(exc)
+    status = _print_summary(result)
+    print(f"run directory: {path}")
+    return status
+
+
+def _stopped(exc) -> int:
+    """Exit status and message of a run that stopped midway (its completed part and checkpoint are saved)."""
+    from .durable import RunInterrupted
+    if isinstance(exc, RunInterrupted):
+        print(f"interrupted: {exc}", file=sys.stderr)
+        return 128 + int(exc.signum)
+    run_dir = getattr(exc, "run_dir", None)
+    if run_dir is not None:
+        print(f"error: {exc}\nthe completed part of the run is in {run_dir}; after fixing the cause, "
+              f"finish it with: onlinelab resume {run_dir}", file=sys.stderr)
+        return 1
+    raise exc
+
+
+def cmd_resume(args) -> int:
+    from .durable import resume_run
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", BoundViolationWarning)
+            result, path = resume_run(args.run_dir, progress=not args.quiet)
+    except OnlinelabError as exc:
+        return _stopped(exc)
     status = _print_summary(result)
     print(f"run directory: {path}")
     return status
@@ -67,7 +94,7 @@ def _run_kind(kind, data, args) -> int:
     run = outcome.resolved.get("run", {})
     path = pathlib.Path(args.out) if args.out else pathlib.Path("runs") / run_id(run.get("name", kind.key),
                                                                                run.get("seed", 0))
-    outcome.result.save(path, config=outcome.resolved)
+    outcome.result.save(path, config=outcome.resolved, force=args.force)
     print(outcome.summary)
     print(f"run directory: {path}")
     return outcome.status
@@ -119,7 +146,15 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--replicates", type=int, help="number of replicates R (overrides [run] replicates)")
     r.add_argument("--out", help="run directory to write (default: runs/<name>-<time>-seed<seed>)")
     r.add_argument("--quiet", action="store_true", help="no progress bar")
+    r.add_argument("--force", action="store_true", help="replace a non-empty --out directory")
+    r.add_argument("--checkpoint-every", type=int, metavar="N", help="checkpoint every N rounds")
+    r.add_argument("--checkpoint-seconds", type=float, default=60.0, metavar="S",
+                   help="checkpoint when S seconds passed since the last one (default 60)")
     r.set_defaults(func=cmd_run)
+    res = sub.add_parser("resume", help="finish a run that was killed, interrupted or failed midway")
+    res.add_argument("run_dir")
+    res.add_argument("--quiet", action="store_true", help="no progress bar")
+    res.set_defaults(func=cmd_resume)
     ls = sub.add_parser("list", help="list registered learners and environments")
     ls.set_defaults(func=cmd_list)
     chk = sub.add_parser("check", help="run the conformance checks on a registered environment or learner")

@@ -11,12 +11,10 @@ from __future__ import annotations
 
 import datetime as _dt
 import pathlib
-import time
-import warnings
 
 from . import config as C
-from .errors import OnlinelabError
-from .simulator import simulate
+from . import validation as v
+from .durable import DEFAULT_SECONDS
 
 DEFAULT_TOML = """
 [run]
@@ -59,33 +57,46 @@ def run_id(name: str, seed: int) -> str:
 
 
 def run_experiment(data: dict, *, seed=None, rounds=None, replicates=None, out=None, runs_dir="runs",
-                   progress=False):
+                   progress=False, force=False, checkpoint_every=None, checkpoint_seconds=DEFAULT_SECONDS):
     """Validate ``data``, apply overrides, simulate, write the run directory; returns ``(result, path)``.
 
-    A run that fails midway still writes what it completed (``meta.json`` status "failed: ...")
-    and re-raises the error.
+    The run directory is claimed before the first round (a non-empty one is refused unless
+    ``force``), checkpointed every ``checkpoint_every`` rounds or ``checkpoint_seconds`` seconds, and
+    replaced by the finished run in one rename (see :mod:`onlinelab.durable`).  A run that fails or
+    is interrupted midway keeps what it completed (``meta.json`` status "failed: ...") and its
+    checkpoint, so ``onlinelab resume`` can finish it; the error is re-raised.
+
+    Parameters
+    ----------
+    data : dict
+        The experiment config (parsed TOML).
+    seed, rounds, replicates : int, optional
+        Overrides of the ``[run]`` table.
+    out : str or pathlib.Path, optional
+        The run directory (default ``runs_dir/<name>-<time>-seed<seed>``).
+    runs_dir : str
+        Where default run directories go.
+    progress : bool
+        Show a progress bar.
+    force : bool
+        Replace a non-empty ``out``.
+    checkpoint_every : int, optional
+        Checkpoint every this many rounds.
+    checkpoint_seconds : float, optional
+        Checkpoint when this many seconds have passed since the last checkpoint (None: never by time).
     """
+    from .durable import Durable, claim, execute
     run = dict(data.get("run", {}))
     for key, val in (("seed", seed), ("rounds", rounds), ("replicates", replicates)):
         if val is not None:
             run[key] = val
     cfg = C.parse({**data, "run": run})
-    envs, learners = cfg.build()
+    if checkpoint_every is not None:
+        checkpoint_every = v.integer("checkpoint_every", checkpoint_every, minimum=1)
+    if checkpoint_seconds is not None:
+        checkpoint_seconds = v.positive_float("checkpoint_seconds", checkpoint_seconds)
     path = pathlib.Path(out) if out is not None else pathlib.Path(runs_dir) / run_id(cfg.name, cfg.seed)
     resolved = C.resolved(cfg)
-    start = time.time()
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            result = simulate(envs, learners, T=cfg.rounds, replicates=cfg.replicates, seed=cfg.seed,
-                              checkpoints=cfg.checkpoints, progress=progress)
-        except OnlinelabError as exc:
-            if getattr(exc, "partial", None) is not None:
-                exc.partial.save(path, config=resolved)
-                exc.run_dir = path
-            raise
-    result.meta["wall_s"] = time.time() - start
-    result.save(path, config=resolved)
-    for w in caught:  # re-raised only now, so that a violation never stops the run directory being written
-        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    return result, path
+    durable = Durable(path, checkpoint_every, checkpoint_seconds)
+    claim(path, resolved, cfg, durable, force=force)
+    return execute(cfg, resolved, path, durable, progress=progress)

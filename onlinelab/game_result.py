@@ -95,10 +95,10 @@ class GameResult(Result):
         ax.grid(True, which="both", alpha=0.2)
         return ax
 
-    def save(self, path, config: dict | None = None) -> pathlib.Path:
+    def save(self, path, config: dict | None = None, force: bool = False) -> pathlib.Path:
         """Run directory: metrics.parquet, meta.json, config.toml, report.md (summary) and report.png."""
         from .storage import save_run
-        path = save_run(self, path, config=config, report=False)
+        path = save_run(self, path, config=config, report=False, force=force)
         (path / "report.md").write_text("# Fenchel game report\n\n" + self.summary().to_markdown(index=False)
                                         if _has_tabulate() else "# Fenchel game report\n\n"
                                         + self.summary().to_string(index=False) + "\n")

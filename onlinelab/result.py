@@ -114,8 +114,16 @@ def build_result(env, env_label, ctx, slots, timing, seed, failed=None) -> "Resu
 
 def _merge_meta(metas: list[dict]) -> dict:
     out = dict(metas[0])
-    for key in ("environments", "timings", "pseudo_regret"):
+    for key in ("environments", "pseudo_regret"):
         out[key] = {k: val for m in metas for k, val in m.get(key, {}).items()}
+    out["timings"] = {}
+    for m in metas:  # two parts on one environment (aligned runs): their learners' times side by side
+        for env, timing in m.get("timings", {}).items():
+            have = out["timings"].setdefault(env, {**timing, "learner_s": {}})
+            have["learner_s"].update(timing.get("learner_s", {}))
+    horizons = {label: m["T"] for m in metas for label in m["learners"]}
+    if len(set(horizons.values())) > 1:
+        out["T_by_learner"] = horizons
     out["learners"] = {}
     for m in metas:
         for label, info in m["learners"].items():
@@ -142,7 +150,21 @@ class Result:
         self.metrics, self.meta = metrics, meta
 
     @classmethod
-    def concat(cls, results: list["Result"]) -> "Result":
+    def concat(cls, results: list["Result"], align: str | None = None) -> "Result":
+        """One Result from several (e.g. one per environment).
+
+        Parameters
+        ----------
+        results : list of Result
+            The parts; by default they must share the horizon T, the seed and R, since replicate r of
+            seed 0 and replicate r of seed 1 are different runs that one table would silently conflate.
+        align : {None, "replicates", "label"}
+            How to join parts that differ: ``"replicates"`` pools them as more replicates (renumbered;
+            same T needed), ``"label"`` keeps them apart by suffixing each learner label with
+            ``[T=…, seed=…]`` (what ``onlinelab compare`` does).
+        """
+        from .align import align_results
+        results = align_results(list(results), align)
         if len(results) == 1:
             return results[0]
         return cls(pd.concat([r.metrics for r in results], ignore_index=True), _merge_meta([r.meta for r in results]))
@@ -231,7 +253,7 @@ class Result:
             mine = mine.dropna(subset=["final_bound"])
             best = mine.loc[mine.final_bound.idxmin()] if len(mine) else None
             timing = self.meta["timings"][env]
-            T = self.meta["T"]
+            T = self.meta.get("T_by_learner", {}).get(learner, self.meta["T"])
             rows.append({
                 "learner": learner, "environment": env, "replicates": n, "T": T,
                 "regret": mean, "ci_low": mean - half, "ci_high": mean + half,
@@ -243,18 +265,23 @@ class Result:
             })
         return pd.DataFrame(rows)
 
-    def save(self, path, config: dict | None = None) -> "pathlib.Path":  # noqa: F821
+    def save(self, path, config: dict | None = None, force: bool = False) -> "pathlib.Path":  # noqa: F821
         """Write the run directory (config.toml, meta.json, metrics.parquet, report.png, report.md).
+
+        It is written to a temporary directory and renamed into place; a non-empty ``path`` is
+        refused unless ``force``.
 
         Parameters
         ----------
         path : str or path-like
-            The run directory (created if needed).
+            The run directory.
         config : dict or None, default None
             The resolved configuration to write as config.toml.
+        force : bool, default False
+            Replace a non-empty ``path``.
         """
         from .storage import save_run
-        return save_run(self, path, config=config)
+        return save_run(self, path, config=config, force=force)
 
     def plot(self, ax=None, metric: str = "regret", environment=None):
         """Log-log curves of ``metric`` (mean and 95% band) beside each learner's bound curves; returns the Axes."""

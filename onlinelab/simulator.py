@@ -177,7 +177,7 @@ class _Slot:
         self.recorder.checkpoint(t, self.tracker, self.runtime, extra)
 
 
-def _run_one(env, env_label, learners, T, R, seed, ckpts, progress) -> Result:
+def _run_one(env, env_label, learners, T, R, seed, ckpts, progress, durable=None) -> Result:
     ctx = Context(d=env.d, T=T, replicates=R, loss_bound=env.loss_bound, psd=env.psd, adaptive=env.adaptive,
                   fro_sq_mean=env.fro_sq_mean, domain=getattr(env, "domain", "spectraplex"))
 
@@ -197,12 +197,18 @@ def _run_one(env, env_label, learners, T, R, seed, ckpts, progress) -> Result:
             slots.append(_Slot(label, lrn, fresh_env(), env_label, ctx, seed, LossTracker(R, env.d)))
         else:
             slots.append(_Slot(label, lrn, shared, env_label, ctx, seed, shared_tracker))
+    timing = {"body_s": 0.0, "env_s": 0.0, "metrics_s": 0.0}
+    first = 1
+    if durable is not None:  # resuming: the whole loop state comes back from a checkpoint (onlinelab.checkpoint)
+        back = durable.restore(env_label)
+        if back is not None:
+            first, slots, shared, shared_tracker, timing = (back["t"] + 1, back["slots"], back["shared"],
+                                                            back["shared_tracker"], back["timing"])
     trackers = [shared_tracker] if shared_tracker is not None else [s.tracker for s in slots]
     ck = set(int(c) for c in ckpts)
-    timing = {"body_s": 0.0, "env_s": 0.0, "metrics_s": 0.0}
 
     def rounds(sim):
-        for t in range(1, T + 1):
+        for t in range(first, T + 1):
             b0 = time.perf_counter()
             loss = None
             if shared is not None:
@@ -222,6 +228,9 @@ def _run_one(env, env_label, learners, T, R, seed, ckpts, progress) -> Result:
             if progress is not None:
                 progress.advance()
             timing["body_s"] += time.perf_counter() - b0
+            if durable is not None:  # a checkpoint of everything above when due; raises when asked to stop
+                durable.after_round(t, env_label, lambda: {"t": t, "slots": slots, "shared": shared,
+                                                           "shared_tracker": shared_tracker, "timing": timing})
             yield sim.timeout(1)
 
     sim = simpy.Environment()
@@ -237,7 +246,7 @@ def _run_one(env, env_label, learners, T, R, seed, ckpts, progress) -> Result:
                   learner_s={s.label: s.runtime for s in slots})
     result = build_result(env, env_label, ctx, slots, timing, seed, failed=error)
     if error is not None:
-        where = f"round {int(sim.now) + 1} of {T}"
+        where = f"round {int(sim.now) + first} of {T}"
         if isinstance(error, OnlinelabError):
             error.partial = result
             raise error
@@ -247,12 +256,13 @@ def _run_one(env, env_label, learners, T, R, seed, ckpts, progress) -> Result:
 
 
 def simulate(environment, learners, *, T: int, replicates: int = 1, seed: int = 0, checkpoints=None,
-             progress: bool = False, blas_threads: int = 1) -> Result:
+             progress: bool = False, blas_threads: int = 1, durable=None) -> Result:
     """Play ``learners`` against ``environment`` (an Environment, a registered name, or a list of them).
 
     Returns a :class:`~onlinelab.Result` with one tidy row per (learner, environment,
     replicate, checkpoint, metric).  Same seed ⇒ identical metrics, bit for bit.
-    On failure the raised exception carries ``.partial``, the Result of the completed checkpoints.
+    On failure the raised exception carries ``.partial``, the Result of the completed checkpoints
+    of every environment reached (environments 1 … k − 1 whole when environment k fails).
 
     Parameters
     ----------
@@ -275,6 +285,8 @@ def simulate(environment, learners, *, T: int, replicates: int = 1, seed: int = 
         Show a progress bar.
     blas_threads : int, default 1
         BLAS threads during the run (one per process is the fast choice for batched small matrices).
+    durable : onlinelab.durable.Durable or None, default None
+        Periodic checkpoints of the whole loop state, and resume from them (``onlinelab resume``).
     """
     T = v.integer("T", T, minimum=1)
     R = v.integer("replicates", replicates, minimum=1)
@@ -291,7 +303,17 @@ def simulate(environment, learners, *, T: int, replicates: int = 1, seed: int = 
     results = []
     with threadpool_limits(limits=blas_threads):
         for env, env_label in zip(envs, labels):
-            results.append(_run_one(env, env_label, lrns, T, R, seed, ckpts, bar))
+            if durable is not None and durable.finished(env_label) is not None:
+                results.append(durable.finished(env_label))  # done before an interruption
+                continue
+            try:
+                results.append(_run_one(env, env_label, lrns, T, R, seed, ckpts, bar, durable))
+            except OnlinelabError as exc:  # keep the environments that finished before this one
+                if results and getattr(exc, "partial", None) is not None:
+                    exc.partial = Result.concat(results + [exc.partial])
+                raise
+            if durable is not None:
+                durable.env_done(env_label, results[-1])
     if bar is not None:
         bar.close()
     return Result.concat(results)

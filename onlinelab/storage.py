@@ -19,7 +19,10 @@ import json
 import os
 import pathlib
 import platform
+import shutil
 import subprocess
+import tempfile
+import uuid
 
 import numpy as np
 import pandas as pd
@@ -67,26 +70,55 @@ def _write_atomic(path: pathlib.Path, write) -> None:
     os.replace(tmp, path)
 
 
-def save_run(result, path, config: dict | None = None, report: bool = True) -> pathlib.Path:
-    """Write ``result`` to the run directory ``path`` (created if needed) and return the path.
-
-    Parameters
-    ----------
-    result : Result
-        The run to write.
-    path : str or path-like
-        The run directory (created if needed).
-    config : dict or None, default None
-        The resolved configuration to write as config.toml.
-    report : bool, default True
-        Also write report.md and report.png.
-    """
-    from .config import dump_toml
+def occupied(path) -> bool:
+    """True when ``path`` exists and is not an empty directory (a run there would replace something)."""
     path = pathlib.Path(path)
+    return path.exists() and (not path.is_dir() or any(path.iterdir()))
+
+
+def refuse_occupied(path, force: bool = False) -> None:
+    """Raise :class:`StorageError` when ``path`` holds files and ``force`` is not set."""
+    if not force and occupied(path):
+        raise StorageError(f"{str(path)!r} already exists and is not empty; pass --force (force=True) to replace "
+                           "it, or choose another --out")
+
+
+def install_dir(tmp: pathlib.Path, path: pathlib.Path, force: bool = False) -> None:
+    """Move the finished directory ``tmp`` to ``path`` with one rename, so ``path`` is never half written.
+
+    ``rename`` replaces a missing or empty ``path`` atomically and fails on a non-empty one, so two
+    runs racing for one ``--out`` cannot mix their files: the second is refused.  With ``force`` the
+    old directory is first renamed aside, then removed.
+    """
     try:
-        path.mkdir(parents=True, exist_ok=True)
+        os.rename(tmp, path)
+        return
+    except OSError as exc:
+        if not path.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise StorageError(f"cannot write the run directory {str(path)!r}: {exc}; choose a writable --out") from exc
+    if not force:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise StorageError(f"{str(path)!r} was written by another run meanwhile; pass --force to replace it, "
+                           "or choose another --out")
+    old = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.old")
+    os.rename(path, old)
+    os.rename(tmp, path)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def staging_dir(path: pathlib.Path) -> pathlib.Path:
+    """A fresh, unique hidden directory beside ``path`` to write into before :func:`install_dir`."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return pathlib.Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent))
     except OSError as exc:
         raise StorageError(f"cannot create the run directory {str(path)!r}: {exc}; choose a writable --out") from exc
+
+
+def write_files(result, path: pathlib.Path, config: dict | None = None, report: bool = True) -> None:
+    """Write the run files of ``result`` into the existing directory ``path``, each file atomically."""
+    from .config import dump_toml
     meta = {**result.meta, **environment_info()}
     _write_atomic(path / "metrics.parquet", lambda p: result.metrics.to_parquet(p, index=False))
     _write_atomic(path / "meta.json", lambda p: p.write_text(json.dumps(_jsonable(meta), indent=2)))
@@ -95,7 +127,70 @@ def save_run(result, path, config: dict | None = None, report: bool = True) -> p
     if report:
         from .report import write_report
         write_report(result, path)
+
+
+def save_run(result, path, config: dict | None = None, report: bool = True, force: bool = False) -> pathlib.Path:
+    """Write ``result`` to the run directory ``path`` and return the path.
+
+    The files are written into a unique temporary directory beside ``path`` which is then renamed
+    into place, so a crash while saving leaves no directory at ``path``; a non-empty ``path`` is
+    refused unless ``force``.
+
+    Parameters
+    ----------
+    result : Result
+        The run to write.
+    path : str or path-like
+        The run directory.
+    config : dict or None, default None
+        The resolved configuration to write as config.toml.
+    report : bool, default True
+        Also write report.md and report.png.
+    force : bool, default False
+        Replace a non-empty ``path``.
+    """
+    path = pathlib.Path(path)
+    refuse_occupied(path, force)
+    tmp = staging_dir(path)
+    try:
+        write_files(result, tmp, config=config, report=report)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    install_dir(tmp, path, force)
     return path
+
+
+META_KEYS = ("T", "replicates", "seed", "status", "environments", "learners", "bounds", "timings")
+METRIC_COLUMNS = ("learner", "environment", "replicate", "t", "metric", "value")
+
+
+def read_json(file: pathlib.Path) -> dict:
+    """A JSON object from ``file``, or a :class:`StorageError` naming the file and what is wrong with it."""
+    try:
+        data = json.loads(file.read_text())
+    except (OSError, UnicodeDecodeError) as exc:
+        raise StorageError(f"cannot read {str(file)!r}: {exc}") from exc
+    except json.JSONDecodeError as exc:
+        raise StorageError(f"{str(file)!r} is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}); "
+                           "the file is damaged: re-run the experiment (or `onlinelab resume` it)") from exc
+    if not isinstance(data, dict):
+        raise StorageError(f"{str(file)!r} must hold a JSON object, got {type(data).__name__}")
+    return data
+
+
+def read_metrics(file: pathlib.Path) -> pd.DataFrame:
+    """The tidy metrics table from ``file``, or a :class:`StorageError` naming the file and the fault."""
+    try:
+        df = pd.read_parquet(file)
+    except Exception as exc:  # pyarrow raises several types for damaged files
+        raise StorageError(f"{str(file)!r} is not a readable parquet file ({type(exc).__name__}: {exc}); it is "
+                           "truncated or damaged: re-run the experiment (or `onlinelab resume` it)") from exc
+    missing = [c for c in METRIC_COLUMNS if c not in df.columns]
+    if missing:
+        raise StorageError(f"{str(file)!r} lacks the column(s) {', '.join(missing)}; "
+                           f"a metrics table has {', '.join(METRIC_COLUMNS)}")
+    return df
 
 
 def load_run(path) -> "Result":  # noqa: F821
@@ -105,16 +200,37 @@ def load_run(path) -> "Result":  # noqa: F821
     ----------
     path : str or path-like
         A run directory containing meta.json and metrics.parquet.
+
+    A missing, damaged or incomplete directory raises :class:`~onlinelab.errors.StorageError`
+    naming the file and what is wrong; an interrupted run says how to resume it.
     """
     from .result import Result
     path = pathlib.Path(path)
+    meta_file, metrics_file = path / "meta.json", path / "metrics.parquet"
+    if path.is_dir() and meta_file.is_file() and not metrics_file.is_file():
+        status = read_json(meta_file).get("status")
+        if status == "running":
+            raise StorageError(f"{str(path)!r} holds a run that is still going or was killed before it saved a "
+                               f"result (status 'running'); finish it with `onlinelab resume {path}`")
     missing = [f for f in ("meta.json", "metrics.parquet") if not (path / f).is_file()]
     if not path.is_dir() or missing:
         raise StorageError(f"{str(path)!r} is not an onlinelab run directory (missing {', '.join(missing) or 'it'}); "
                            "pass the folder that `onlinelab run` printed, e.g. runs/<run-id>")
-    meta = json.loads((path / "meta.json").read_text())
-    metrics = pd.read_parquet(path / "metrics.parquet")
+    meta = read_json(meta_file)
+    absent = [k for k in META_KEYS if k not in meta]
+    if absent:
+        raise StorageError(f"{str(meta_file)!r} lacks the key(s) {', '.join(absent)}; it was not written by "
+                           "onlinelab or was edited: re-run the experiment")
+    metrics = read_metrics(metrics_file)
+    unknown = sorted(set(metrics["learner"]) - set(meta["learners"]))
+    if unknown:
+        raise StorageError(f"{str(metrics_file)!r} has rows for learner(s) {unknown} that {str(meta_file)!r} does "
+                           "not describe; the two files come from different runs")
     if (path / "config.toml").is_file():
         from .config import load_toml
-        meta["config"] = load_toml(path / "config.toml")
+        from .errors import ConfigError
+        try:
+            meta["config"] = load_toml(path / "config.toml")
+        except ConfigError as exc:
+            raise StorageError(f"{str(path / 'config.toml')!r} is damaged: {exc}") from exc
     return Result(metrics, meta)

@@ -46,6 +46,14 @@ def _dot(a, b) -> np.ndarray:
     return np.einsum("ri,ri->r", a, b)
 
 
+def _linear_value(terms, x) -> np.ndarray:  # module-level (not a lambda), so that checkpoints can name it
+    return _dot(terms.G, x)
+
+
+def _terms_value(terms, x) -> np.ndarray:
+    return terms.value(x)
+
+
 class VectorLoss:
     """Shared checks and value helpers; subclasses set ``self.domain`` and implement the oracles."""
 
@@ -145,7 +153,7 @@ class LinearLoss(VectorLoss):
         return {"spec_sq": self._absmax ** 2, "fro_sq": _dot(self.G, self.G)}
 
     def comparator(self, replicates, d):
-        return LeaderComparator(self.domain, lambda terms, x: _dot(terms.G, x))
+        return LeaderComparator(self.domain, _linear_value)
 
 
 class QuadTerms:
@@ -217,7 +225,7 @@ class QuadraticLoss(VectorLoss):
         return {"spec_sq": g ** 2, "fro_sq": g ** 2, "curvature": np.linalg.eigvalsh(self.A)[:, 0]}
 
     def comparator(self, replicates, d):
-        return LeaderComparator(self.domain, lambda terms, x: terms.value(x))
+        return LeaderComparator(self.domain, _terms_value)
 
 
 class LeaderComparator:
