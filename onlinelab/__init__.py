@@ -16,11 +16,12 @@ from .registry import (environment_names, learner_names, make_environment, make_
 from .result import Result
 from .simulator import simulate
 from .storage import load_run
+from .sweeps import SweepResult, sweep
 
 __version__ = "0.1.0"
 
 __all__ = [
     "Context", "DenseLoss", "EigenPlay", "Environment", "FactoredLoss", "Feedback", "HistoryView", "Learner",
     "MatrixLoss", "Play", "Result", "environment_names", "errors", "learner_names", "load_run", "make_environment",
-    "make_learner", "register_environment", "register_learner", "simulate", "__version__",
+    "make_learner", "register_environment", "register_learner", "simulate", "sweep", "SweepResult", "__version__",
 ]

@@ -5,6 +5,8 @@
     onlinelab list                     # registered learners and environments
     onlinelab report runs/<run-id>     # print a saved run's summary again
     onlinelab resume runs/<run-id>     # finish a run that was killed or interrupted (bit-identical)
+    onlinelab sweep CONFIG.toml --executor processes --workers 4   # every cell of its [sweep] grid
+    onlinelab compare runs/a runs/b    # the runs side by side: a table and an overlay plot
     onlinelab check env NAME           # conformance checks on your environment (or: check learner NAME)
 
 Exit status: 0 success, 2 bad input, 1 a run that failed midway (its completed part is
@@ -100,6 +102,36 @@ def _run_kind(kind, data, args) -> int:
     return outcome.status
 
 
+def cmd_sweep(args) -> int:
+    import pathlib
+
+    from . import config as C
+    from .experiments import run_id
+    from .sweeps import sweep
+    data = C.load_toml(args.config)
+    if "sweep" not in data:
+        from .errors import ConfigError
+        raise ConfigError(f"{args.config!r} has no [sweep] table; add one, e.g. [sweep] seed = [0, 1, 2] and "
+                          "[sweep.learners.meg] eta = [0.05, 0.1, 0.2]")
+    out = pathlib.Path(args.out) if args.out else pathlib.Path("runs") / ("sweep-" + run_id(
+        data.get("run", {}).get("name", "run"), data.get("run", {}).get("seed", 0)))
+    res = sweep(data, executor=args.executor, workers=args.workers, scheduler=args.scheduler, out=out,
+                progress=not args.quiet, force=args.force)
+    with pd.option_context("display.width", 200, "display.max_columns", 20, "display.float_format", "{:.4g}".format):
+        print(res.summary().to_string(index=False))
+    print(f"sweep directory: {out} (table: sweep.parquet, plot: sweep.png, one run directory per cell in cells/)")
+    return 0
+
+
+def cmd_compare(args) -> int:
+    from .compare import compare
+    table, fig = compare(args.run_dirs, plot=args.plot)
+    with pd.option_context("display.width", 200, "display.max_columns", 20, "display.float_format", "{:.4g}".format):
+        print(table.to_string(index=False))
+    print(f"overlay plot: {args.plot}")
+    return 0
+
+
 def cmd_list(args) -> int:
     from .registry import describe, environment_class, environment_names, learner_class, learner_names
     print("learners:")
@@ -163,6 +195,20 @@ def build_parser() -> argparse.ArgumentParser:
     chk.add_argument("--with", dest="partner", help="the learner (for env) or environment (for learner) to play")
     chk.add_argument("--rounds", type=int, default=30)
     chk.set_defaults(func=cmd_check)
+    sw = sub.add_parser("sweep", help="run every cell of a config's [sweep] grid (serially, on processes or dask)")
+    sw.add_argument("config", help="experiment TOML file with a [sweep] table")
+    sw.add_argument("--executor", choices=["serial", "processes", "dask"], default="serial")
+    sw.add_argument("--workers", type=int, default=2, help="worker processes (processes, dask LocalCluster)")
+    sw.add_argument("--scheduler", help="address of a running dask scheduler, e.g. tcp://host:8786")
+    sw.add_argument("--out", help="sweep directory (default runs/sweep-<name>-<time>-seed<seed>); "
+                                  "run again on it to skip the finished cells")
+    sw.add_argument("--force", action="store_true", help="replace a non-empty --out that holds another sweep")
+    sw.add_argument("--quiet", action="store_true", help="no progress")
+    sw.set_defaults(func=cmd_sweep)
+    cmp = sub.add_parser("compare", help="compare saved runs: a summary table and an overlay plot")
+    cmp.add_argument("run_dirs", nargs="+")
+    cmp.add_argument("--plot", default="compare.png", help="where to write the overlay plot (default compare.png)")
+    cmp.set_defaults(func=cmd_compare)
     rep = sub.add_parser("report", help="print the summary of a saved run")
     rep.add_argument("run_dir")
     rep.set_defaults(func=cmd_report)

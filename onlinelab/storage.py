@@ -116,6 +116,17 @@ def staging_dir(path: pathlib.Path) -> pathlib.Path:
         raise StorageError(f"cannot create the run directory {str(path)!r}: {exc}; choose a writable --out") from exc
 
 
+def save_dir_files(path, files: dict, force: bool = False) -> pathlib.Path:
+    """Create the directory ``path`` holding ``files`` (name → text) with one rename (refused when occupied)."""
+    path = pathlib.Path(path)
+    refuse_occupied(path, force)
+    tmp = staging_dir(path)
+    for name, text in files.items():
+        (tmp / name).write_text(text)
+    install_dir(tmp, path, force)
+    return path
+
+
 def write_files(result, path: pathlib.Path, config: dict | None = None, report: bool = True) -> None:
     """Write the run files of ``result`` into the existing directory ``path``, each file atomically."""
     from .config import dump_toml

@@ -24,6 +24,12 @@ def timeless(metrics):
     return metrics[metrics.metric != "runtime_s"].reset_index(drop=True)
 
 
+@pytest.fixture(autouse=True)
+def no_figures(monkeypatch):
+    """The report figure is not under test here and is the slowest part of a save."""
+    monkeypatch.setattr("onlinelab.report.write_report", lambda result, path: None)
+
+
 @pytest.fixture(scope="module")
 def uninterrupted(tmp_path_factory):
     res, _ = run_experiment(CFG, out=tmp_path_factory.mktemp("full") / "run", checkpoint_seconds=None)

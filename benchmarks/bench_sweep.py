@@ -1,0 +1,64 @@
+"""Benchmark: a sweep of 8 cells of about 5 s each, serially, on 2 processes and on a 2-worker dask cluster.
+
+Prints, measured in one run, timing what a user runs (``onlinelab.sweep``, start-up of the
+pool or cluster included):
+  * ``speedup processes: X`` — serial wall time over ``executor="processes", workers=2`` (target ≥ 1.8);
+  * ``speedup dask: Y`` — serial wall time over ``executor="dask"`` with a 2-worker LocalCluster (target ≥ 1.6);
+  * ``checkpoint overhead: Z %`` — one run of two cells' length through ``run_experiment`` with the
+    default checkpoint cadence over the same run with checkpoints off (target ≤ 5).
+The three sweeps' tables are checked to agree bit for bit (``runtime_s`` aside).  A 2-worker
+speedup needs two idle cores: on a shared machine the numbers say more about the neighbours.
+
+Usage:  python benchmarks/bench_sweep.py [--cell-seconds 5]
+"""
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+
+import onlinelab as ol
+from onlinelab.durable import DEFAULT_SECONDS
+from onlinelab.experiments import run_experiment
+
+BASE = {"run": {"name": "bench", "rounds": 200, "replicates": 16, "checkpoints": 20},
+        "environments": [{"name": "spiked-covariance", "d": 8}],
+        "learners": [{"name": "logdet-omd", "sampler": "dense"}, {"name": "meg"}]}
+GRID = {"learners.meg.eta": [0.05, 0.1, 0.2, 0.4], "seed": [0, 1]}
+
+
+def timed(fn):
+    start = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - start, out
+
+
+def calibrate(seconds: float) -> int:
+    """Rounds that make one cell take about ``seconds``."""
+    probe, _ = timed(lambda: ol.sweep(BASE, {"seed": [0]}))
+    return max(50, int(BASE["run"]["rounds"] * seconds / probe))
+
+
+def main() -> None:
+    p = argparse.ArgumentParser()
+    p.add_argument("--cell-seconds", type=float, default=5.0)
+    args = p.parse_args()
+    BASE["run"]["rounds"] = calibrate(args.cell_seconds)
+    t_serial, serial = timed(lambda: ol.sweep(BASE, GRID))
+    t_procs, procs = timed(lambda: ol.sweep(BASE, GRID, executor="processes", workers=2))
+    t_dask, dask = timed(lambda: ol.sweep(BASE, GRID, executor="dask", workers=2))
+    keep = lambda t: t[t.metric != "runtime_s"].reset_index(drop=True)  # noqa: E731
+    assert keep(procs.table).equals(keep(serial.table)) and keep(dask.table).equals(keep(serial.table))
+    long = {**BASE, "run": {**BASE["run"], "rounds": 2 * BASE["run"]["rounds"]}}
+    with tempfile.TemporaryDirectory() as tmp:
+        t_off, _ = timed(lambda: run_experiment(long, out=f"{tmp}/off", checkpoint_seconds=None))
+        t_on, _ = timed(lambda: run_experiment(long, out=f"{tmp}/on", checkpoint_seconds=DEFAULT_SECONDS))
+    print(f"cells: 8 of {BASE['run']['rounds']} rounds; serial {t_serial:.1f} s, processes {t_procs:.1f} s, "
+          f"dask {t_dask:.1f} s")
+    print(f"speedup processes: {t_serial / t_procs:.2f}")
+    print(f"speedup dask: {t_serial / t_dask:.2f}")
+    print(f"checkpoint overhead: {100 * (t_on - t_off) / t_off:.1f} %")
+
+
+if __name__ == "__main__":
+    main()
