@@ -207,13 +207,13 @@ def read_metrics(file: pathlib.Path) -> pd.DataFrame:
 def load_run(path) -> "Result":  # noqa: F821
     """Read a run directory written by :meth:`Result.save` (or ``onlinelab run``).
 
+    A missing, damaged or incomplete directory raises :class:`~onlinelab.errors.StorageError`
+    naming the file and what is wrong; an interrupted run says how to resume it.
+
     Parameters
     ----------
     path : str or path-like
         A run directory containing meta.json and metrics.parquet.
-
-    A missing, damaged or incomplete directory raises :class:`~onlinelab.errors.StorageError`
-    naming the file and what is wrong; an interrupted run says how to resume it.
     """
     from .result import Result
     path = pathlib.Path(path)
