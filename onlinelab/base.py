@@ -21,13 +21,14 @@ configs and the CLI.
 from __future__ import annotations
 
 import copy
+import functools
 import inspect
 from typing import Any, ClassVar
 
 import numpy as np
 
 from . import validation as v
-from .errors import ConfigError
+from .errors import ConfigError, LossError
 
 
 class _Params:
@@ -154,6 +155,25 @@ class Learner(_Params):
         return {}
 
 
+def _checked_emit(emit):
+    """Wrap an environment's ``emit`` so that returning something other than a loss is a clear LossError."""
+    if getattr(emit, "_checked", False):
+        return emit
+
+    @functools.wraps(emit)
+    def checked(self, t, history):
+        loss = emit(self, t, history)
+        if not callable(getattr(loss, "validate", None)):
+            from .simulator import label_of
+            got = "None (a missing return?)" if loss is None else f"a {type(loss).__name__}"
+            raise LossError(f"environment {label_of(self)!r}, round {t}: emit returned {got}; return a loss object "
+                            "such as onlinelab.FactoredLoss(samples) or onlinelab.DenseLoss(matrices) (shape (R, d, d))")
+        return loss
+
+    checked._checked = True
+    return checked
+
+
 class Environment(_Params):
     """Base class of environments (loss generators).
 
@@ -178,6 +198,11 @@ class Environment(_Params):
 
     def __init__(self, d: int = 8):
         self.d = v.integer("d", d, minimum=2)
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "emit" in cls.__dict__:
+            cls.emit = _checked_emit(cls.__dict__["emit"])
 
     def reset(self, rng, T: int) -> None:
         """Prepare for a run of T rounds; subclasses that precompute call ``super().reset(rng, T)`` first.

@@ -12,10 +12,14 @@ What is checked:
 * environments: an adaptive one sees read-only views of the learner's mixed strategy and
   past actions (a write fails the run) and never the current action;
 * learners: ``update`` must not modify the state it was given (explicit state), and the
-  feedback kind must be one the simulator knows.
+  feedback kind must be one the simulator knows;
+* declarations: a ``loss_bound`` that is a positive real number (NaN would switch the norm check
+  off; ``float("inf")`` declares no bound) and ``psd`` in True/False/None;
+* randomness only from the generators the simulator passes: numpy's global RNG (``np.random.*``
+  functions) and the ``random`` module are seeded before a run and must be untouched after it.
 
 >>> check_environment("switching", T=10)
-['parameters', 'pickle', 'run', 'deterministic', 'seed changes the losses']
+['declarations', 'parameters', 'pickle', 'no global RNG', 'run', 'deterministic', 'seed changes the losses']
 """
 from __future__ import annotations
 
@@ -65,6 +69,34 @@ def _metrics(env, learner, T, R, seed):
     return m[m.metric != "runtime_s"].reset_index(drop=True)
 
 
+def _global_states():
+    import random
+    return np.random.get_state(), random.getstate()
+
+
+def _check_global_rng(subject, env, learner, T, R, seed, hint) -> None:
+    """Seed the global generators, run, and require them untouched: randomness comes only from the passed rngs."""
+    import random
+    saved = _global_states()
+    try:
+        np.random.seed(20240607)
+        random.seed(20240607)
+        before = _global_states()
+        _metrics(env.clone(), learner.clone(), T, R, seed)
+        after = _global_states()
+    finally:
+        np.random.set_state(saved[0])
+        random.setstate(saved[1])
+    used = []
+    if not (before[0][2] == after[0][2] and np.array_equal(before[0][1], after[0][1])):
+        used.append("numpy's global RNG (np.random.* functions)")
+    if before[1] != after[1]:
+        used.append("the random module")
+    if used:
+        raise CheckError(f"{type(subject).__name__}: the run drew from {' and '.join(used)}; {hint} — the global "
+                         "generators make runs irreproducible and replicates dependent")
+
+
 def _snapshot(obj):
     if isinstance(obj, np.ndarray):
         return obj.copy()
@@ -97,6 +129,7 @@ def _reference_learner(env) -> Learner:
 def _shared_checks(subject, env, learner, T, R, seed, hint):
     """Parameters and pickling of ``subject``, a run, and the same run again: identical metrics."""
     _check_params(subject)
+    _check_global_rng(subject, env, learner, T, R, seed, hint.split(" and keep")[0])
     first = _metrics(env.clone(), learner.clone(), T, R, seed)
     if not first.equals(_metrics(env.clone(), learner.clone(), T, R, seed)):
         raise CheckError(f"{type(subject).__name__}: the same seed gave different metrics; {hint}")
@@ -122,10 +155,15 @@ def check_environment(env, learner=None, *, T: int = 30, replicates: int = 2, se
     env = _fresh(env, make_environment)
     if not isinstance(env, Environment):
         raise CheckError(f"{env!r} is not an onlinelab.Environment; subclass onlinelab.Environment")
+    from .compat import check_declarations
+    try:
+        check_declarations(env, type(env).__name__)
+    except OnlinelabError as exc:
+        raise CheckError(str(exc)) from exc
     learner = _fresh(learner, make_learner) if learner is not None else _reference_learner(env)
     first = _shared_checks(env, env, learner, T, replicates, seed,
                            "draw randomness only from self.rng (set by reset) and keep no state across runs outside reset()")
-    passed = ["parameters", "pickle", "run", "deterministic"]
+    passed = ["declarations", "parameters", "pickle", "no global RNG", "run", "deterministic"]
     other = _metrics(env.clone(), learner.clone(), T, replicates, seed + 1)
     comp = lambda m: m[m.metric == "comparator_loss"].value.to_numpy()  # noqa: E731
     passed.append("seed changes the losses" if not np.array_equal(comp(first), comp(other)) else "losses do not depend on the seed")
@@ -159,7 +197,7 @@ def check_learner(learner, env=None, *, T: int = 30, replicates: int = 2, seed: 
         raise CheckError(f"{type(learner).__name__}.feedback = {learner.feedback!r}; use 'full', 'bandit' or "
                          "'first_order'")
     _shared_checks(learner, env, learner, T, replicates, seed, "draw randomness only from the rng passed to act/update")
-    passed = ["feedback kind", "parameters", "pickle", "run", "deterministic"]
+    passed = ["feedback kind", "parameters", "pickle", "no global RNG", "run", "deterministic"]
     _check_state_untouched(learner.clone(), env.clone(), T, replicates, seed)
     passed.append("update leaves its input state untouched")
     return passed

@@ -8,6 +8,9 @@
     onlinelab sweep CONFIG.toml --executor processes --workers 4   # every cell of its [sweep] grid
     onlinelab compare runs/a runs/b    # the runs side by side: a table and an overlay plot
     onlinelab check env NAME           # conformance checks on your environment (or: check learner NAME)
+    onlinelab show NAME                # a learner's/environment's parameters, defaults, docstring, bounds
+    onlinelab --plugins my_envs.py run my.toml   # your own learners/environments from a Python file
+    onlinelab --version; onlinelab --debug ...   # --debug shows the traceback of an error
 
 Exit status: 0 success, 2 bad input, 1 a run that failed midway (its completed part is
 saved), 3 a bound whose assumptions held was violated, 130/143 a run stopped by SIGINT/SIGTERM
@@ -167,9 +170,20 @@ def cmd_check(args) -> int:
     return 0
 
 
+def cmd_show(args) -> int:
+    from .show import show
+    print(show(args.name))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
+    from . import __version__
     p = argparse.ArgumentParser(prog="onlinelab", description="Simulate online learners against environments "
                                 "and compare their regret with theoretical bounds.")
+    p.add_argument("--version", action="version", version=f"onlinelab {__version__}")
+    p.add_argument("--debug", action="store_true", help="show the full traceback of an error")
+    p.add_argument("--plugins", action="append", default=[], metavar="FILE.py",
+                   help="load learners/environments registered in this Python file (repeatable)")
     sub = p.add_subparsers(dest="command", required=True)
     r = sub.add_parser("run", help="run an experiment (the default one without CONFIG)")
     r.add_argument("config", nargs="?", help="experiment TOML file (default: the embedded default experiment)")
@@ -212,16 +226,25 @@ def build_parser() -> argparse.ArgumentParser:
     rep = sub.add_parser("report", help="print the summary of a saved run")
     rep.add_argument("run_dir")
     rep.set_defaults(func=cmd_report)
+    sh = sub.add_parser("show", help="parameters, defaults, docstring and bounds of a registered name")
+    sh.add_argument("name", help="a learner, environment or run-kind entry (see `onlinelab list`)")
+    sh.set_defaults(func=cmd_show)
     return p
 
 
+def _dispatch(args) -> int:
+    from .plugins import load_plugins
+    load_plugins(args.plugins)
+    status = args.func(args)
+    sys.stdout.flush()  # a closed pipe shows up here, inside the error handling
+    return status
+
+
 def main(argv=None) -> int:
+    """Run the command line ``argv`` (default: ``sys.argv[1:]``) and return its exit status."""
+    from .cli_errors import run_command
     args = build_parser().parse_args(argv)
-    try:
-        return args.func(args)
-    except OnlinelabError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    return run_command(_dispatch, args, debug=args.debug)
 
 
 if __name__ == "__main__":

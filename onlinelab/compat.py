@@ -140,6 +140,33 @@ def check_pairing(label: str, learner, env_label: str, env) -> None:
                       + (f"; learners that fit: {', '.join(fit)}" if fit else "; no registered learner fits it"))
 
 
+def check_declarations(env, env_label: str) -> None:
+    """Raise :class:`DomainError` if ``env`` declares a ``loss_bound`` or ``psd`` the checks cannot use.
+
+    A NaN bound would switch the per-round norm check off (every comparison with NaN is false),
+    and a complex one has no order; ``float("inf")`` is how to declare no bound.
+
+    Parameters
+    ----------
+    env : onlinelab.Environment
+        The environment.
+    env_label : str
+        Its label in the run.
+    """
+    import math
+    import numbers
+    bound = getattr(env, "loss_bound", 1.0)
+    if isinstance(bound, bool) or not isinstance(bound, numbers.Real):  # complex, strings, None
+        raise DomainError(f"environment {env_label!r} declares loss_bound = {bound!r} ({type(bound).__name__}); "
+                          "declare a positive real number, or float('inf') for no bound")
+    if math.isnan(bound) or bound <= 0:
+        raise DomainError(f"environment {env_label!r} declares loss_bound = {bound!r}, which would turn the "
+                          "per-round norm check off; declare a positive number, or float('inf') for no bound")
+    if getattr(env, "psd", None) not in (True, False, None):
+        raise DomainError(f"environment {env_label!r} declares psd = {env.psd!r}; declare True (losses ⪰ 0), "
+                          "False (losses ⪯ 0) or None (no sign)")
+
+
 def check_pairings(learners: dict, envs: list, label_of) -> None:
     """:func:`check_pairing` for every (learner, environment) of a run; ``learners`` maps label → learner.
 
@@ -153,5 +180,6 @@ def check_pairings(learners: dict, envs: list, label_of) -> None:
         Gives an environment's label.
     """
     for env in envs:
+        check_declarations(env, label_of(env))
         for label, learner in learners.items():
             check_pairing(label, learner, label_of(env), env)

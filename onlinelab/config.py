@@ -26,7 +26,7 @@ from . import validation as v
 from .errors import ConfigError, ConfigTypeError
 from .registry import environment_class, learner_class
 
-RUN_KEYS = {"name": "run", "seed": 0, "rounds": 1000, "replicates": 8, "checkpoints": 40}
+RUN_KEYS = {"name": "run", "seed": 0, "rounds": 1000, "replicates": 8, "checkpoints": 40, "plugins": []}
 TOP_KEYS = ("run", "environments", "learners")
 AUTO = "auto"
 
@@ -77,9 +77,17 @@ def load_toml(path) -> dict:
         raise ConfigError(f"config file {str(path)!r} does not exist; pass the path of a TOML file "
                           "(or run `onlinelab run` without one for the default experiment)")
     try:
-        return tomllib.loads(path.read_text())
+        data = tomllib.loads(path.read_bytes().decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{str(path)!r} is not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset "
+                          f"{exc.start}); save the file as UTF-8") from exc
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{str(path)!r} is not valid TOML: {exc}") from exc
+    run = data.get("run")
+    if isinstance(run, dict) and "plugins" in run:  # user learners/environments, relative to the config file
+        from .plugins import load_plugins
+        load_plugins(run["plugins"], base=path.parent)
+    return data
 
 
 def _specs(raw, kind: str) -> list[Spec]:
@@ -92,6 +100,13 @@ def _specs(raw, kind: str) -> list[Spec]:
         if "name" not in table:
             raise ConfigError(f"[[{kind}]] number {i + 1} has no name; add name = \"...\" (`onlinelab list` shows them)")
         params = {k: val for k, val in table.items() if k not in ("name", "label")}
+        if not isinstance(table["name"], str):
+            raise ConfigTypeError(f"[[{kind}]] number {i + 1}: name must be a string, got {table['name']!r} "
+                                  f"({type(table['name']).__name__}); write name = \"...\"")
+        if "label" in table and not isinstance(table["label"], str):
+            raise ConfigTypeError(f"[[{kind}]] number {i + 1} ({table['name']}): label must be a string, got "
+                                  f"{table['label']!r} ({type(table['label']).__name__}); write label = "
+                                  f"\"{table['label']}\"")
         out.append(Spec(table["name"], params, table.get("label")))
     return out
 
@@ -118,6 +133,9 @@ def parse(data: dict) -> ExperimentConfig:
         environments=_specs(data.get("environments"), "environments"),
         learners=_specs(data.get("learners"), "learners"),
     )
+    from .preflight import check as preflight
+    preflight([(s.name, s.params) for s in cfg.environments], n_learners=len(cfg.learners), T=cfg.rounds,
+              R=cfg.replicates)  # refuse sizes that cannot fit before anything is allocated
     cfg.build()  # validate names and parameters now, not mid-run
     return cfg
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import pathlib
+import re
 
 from . import config as C
 from . import validation as v
@@ -52,7 +53,15 @@ def default_config() -> dict:
     return C.tomllib.loads(DEFAULT_TOML)
 
 
+def safe_name(name) -> str:
+    """``name`` as one safe path component: letters, digits, ``.``, ``_`` and ``-`` ("../../x" → "x")."""
+    text = re.sub(r"[^A-Za-z0-9._-]+", "-", str(name))
+    text = re.sub(r"\.{2,}", ".", text).strip(".-")
+    return text or "run"
+
+
 def run_id(name: str, seed: int) -> str:
+    name = safe_name(name)
     return f"{name}-{_dt.datetime.now().strftime('%Y%m%d-%H%M%S')}-seed{seed}"
 
 

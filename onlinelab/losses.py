@@ -21,6 +21,17 @@ from .errors import LossError
 from .protocol import EigenPlay
 
 
+def real_array(value, what: str) -> np.ndarray:
+    """``value`` as a float array; a complex one is a :class:`LossError` (its imaginary part would be dropped)."""
+    if np.iscomplexobj(value):
+        raise LossError(f"{what} got a complex array (dtype {np.asarray(value).dtype}); losses are real: take "
+                        "the real part explicitly (np.real) if the imaginary part is zero, else fix the environment")
+    try:
+        return np.asarray(value, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise LossError(f"{what} needs a real numeric array, got {type(value).__name__}: {exc}") from exc
+
+
 class MatrixLoss:
     """Base class: symmetric (R, d, d) losses for spectraplex learners."""
 
@@ -179,7 +190,7 @@ class DenseLoss(MatrixLoss):
     """
 
     def __init__(self, matrix):
-        self.matrix = np.asarray(matrix, dtype=float)
+        self.matrix = real_array(matrix, "DenseLoss")
         if self.matrix.ndim != 3 or self.matrix.shape[1] != self.matrix.shape[2]:
             raise LossError(f"DenseLoss needs an array of shape (R, d, d), got shape {self.matrix.shape}")
 
@@ -214,13 +225,13 @@ class FactoredLoss(MatrixLoss):
     """
 
     def __init__(self, factors, coef=-1.0):
-        x = np.asarray(factors, dtype=float)
+        x = real_array(factors, "FactoredLoss")
         if x.ndim == 2:
             x = x[:, :, None]
         if x.ndim != 3:
             raise LossError(f"FactoredLoss needs factors of shape (R, d) or (R, d, k), got shape {np.shape(factors)}")
         self.factors = x
-        self.coef = np.broadcast_to(np.asarray(coef, dtype=float), (x.shape[2],))
+        self.coef = np.broadcast_to(real_array(coef, "FactoredLoss coef"), (x.shape[2],))
 
     @property
     def shape(self):

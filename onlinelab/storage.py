@@ -135,7 +135,7 @@ def write_files(result, path: pathlib.Path, config: dict | None = None, report: 
     _write_atomic(path / "meta.json", lambda p: p.write_text(json.dumps(_jsonable(meta), indent=2)))
     if config is not None:
         _write_atomic(path / "config.toml", lambda p: p.write_text(dump_toml(config)))
-    if report:
+    if report and len(result.metrics):  # a run that failed before its first checkpoint has nothing to report
         from .report import write_report
         write_report(result, path)
 

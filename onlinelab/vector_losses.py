@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from .errors import DomainError, LossError
+from .losses import real_array
 
 
 def sup_norm(domain) -> float:
@@ -116,7 +117,7 @@ class LinearLoss(VectorLoss):
     is_linear = True
 
     def __init__(self, G, domain):
-        self.G = np.asarray(G, dtype=float)
+        self.G = real_array(G, "LinearLoss")
         self.domain = domain
         self._inf = None
         if self.G.ndim != 2:
@@ -192,8 +193,8 @@ class QuadraticLoss(VectorLoss):
     """
 
     def __init__(self, A, b, domain):
-        self.A = np.asarray(A, dtype=float)
-        self.b = np.asarray(b, dtype=float)
+        self.A = real_array(A, "QuadraticLoss A")
+        self.b = real_array(b, "QuadraticLoss b")
         self.domain = domain
         if self.A.ndim != 3 or self.b.ndim != 2 or self.A.shape[:2] != self.b.shape:
             raise LossError(f"QuadraticLoss needs A (R, n, n) and b (R, n), got {self.A.shape} and {self.b.shape}")

@@ -63,5 +63,5 @@ def test_a_learner_that_mutates_its_state_is_caught():
 
 def test_cli_check(capsys):
     assert cli.main(["check", "env", "switching", "--rounds", "8"]) == 0
-    assert "all 5 checks passed" in capsys.readouterr().out
+    assert "all 7 checks passed" in capsys.readouterr().out
     assert cli.main(["check", "learner", "nope"]) == 2
