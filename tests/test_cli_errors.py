@@ -129,7 +129,8 @@ def test_round_one_failure_is_reported_as_such(tmp_path, capsys, plugin):
                           "--quiet", "--out", str(out_dir))
     assert (code, out) == (1, "")
     assert err == ("error: the run failed in round 1 of 20 (RuntimeError: boom); completed checkpoints are in the "
-                   f"exception's .partial result\nthe completed part of the run is in {out_dir}\n")
+                   f"exception's .partial result\nthe completed part of the run is in {out_dir}; after fixing the "
+                   f"cause, finish it with: onlinelab resume {out_dir}\n")
     assert ol.load_run(out_dir).meta["status"].startswith("failed")
 
 
