@@ -1,7 +1,9 @@
 """Typed experiment configuration in TOML, validated with errors that name the key and the fix.
 
 A config has a ``[run]`` table (``seed``, ``rounds``, ``replicates``, ``checkpoints``, ``name``),
-one ``[[environments]]`` table per environment and one ``[[learners]]`` table per learner;
+one ``[[environments]]`` table per environment and one ``[[learners]]`` table per learner, and
+optionally a ``[delay]`` table (delayed feedback, :func:`onlinelab.delays.make_delay`) or an
+``[arrivals]`` table (asynchronous arrivals, :class:`onlinelab.arrivals.Arrivals`);
 each of those has a ``name`` (registered) and its parameters, and a learner may carry a
 ``label``.  The string ``"auto"`` stands for an automatic default (Python ``None``), since
 TOML has no null.  :func:`resolved` writes every default out, which is what a run
@@ -27,7 +29,7 @@ from .errors import ConfigError, ConfigTypeError
 from .registry import environment_class, learner_class
 
 RUN_KEYS = {"name": "run", "seed": 0, "rounds": 1000, "replicates": 8, "checkpoints": 40, "plugins": []}
-TOP_KEYS = ("run", "environments", "learners")
+TOP_KEYS = ("run", "environments", "learners", "delay", "arrivals")
 AUTO = "auto"
 
 
@@ -49,6 +51,8 @@ class ExperimentConfig:
     checkpoints: object
     environments: list
     learners: list
+    delay: dict | None = None
+    arrivals: dict | None = None
 
     def build(self):
         """Instantiate ``(environments, {label: learner})`` from the registry."""
@@ -132,10 +136,17 @@ def parse(data: dict) -> ExperimentConfig:
         replicates=v.integer("run.replicates", merged["replicates"], minimum=1), checkpoints=ck,
         environments=_specs(data.get("environments"), "environments"),
         learners=_specs(data.get("learners"), "learners"),
+        delay=_table(data, "delay"), arrivals=_table(data, "arrivals"),
     )
     from .preflight import check as preflight
     preflight([(s.name, s.params) for s in cfg.environments], n_learners=len(cfg.learners), T=cfg.rounds,
               R=cfg.replicates)  # refuse sizes that cannot fit before anything is allocated
+    if cfg.delay is not None:
+        from .delays import make_delay
+        make_delay(cfg.delay)
+    if cfg.arrivals is not None:
+        from .arrivals import make_arrivals
+        make_arrivals(cfg.arrivals)
     cfg.build()  # validate names and parameters now, not mid-run
     return cfg
 
@@ -147,7 +158,18 @@ def resolved(cfg: ExperimentConfig) -> dict:
                    "checkpoints": cfg.checkpoints},
            "environments": [{"name": e.name, **e.get_params()} for e in envs],
            "learners": [{"name": lrn.name, "label": label, **lrn.get_params()} for label, lrn in learners.items()]}
+    for key in ("delay", "arrivals"):
+        if getattr(cfg, key) is not None:
+            out[key] = dict(getattr(cfg, key))
     return out
+
+
+def _table(data: dict, key: str):
+    raw = data.get(key)
+    if raw is not None and not isinstance(raw, dict):
+        raise ConfigTypeError(f"{key} must be a table ([{key}]), got {raw!r}; e.g. [{key}] with kind = \"fixed\", d = 3"
+                              if key == "delay" else f"{key} must be a table ([{key}]), got {raw!r}; e.g. [{key}] rate = 2.0")
+    return raw
 
 
 def _scalar(val) -> str:

@@ -163,7 +163,8 @@ def execute(cfg, resolved: dict, path: pathlib.Path, durable: Durable, progress:
         warnings.simplefilter("always")
         try:
             result = simulate(envs, learners, T=cfg.rounds, replicates=cfg.replicates, seed=cfg.seed,
-                              checkpoints=cfg.checkpoints, progress=progress, durable=durable)
+                              checkpoints=cfg.checkpoints, progress=progress, durable=durable,
+                              delay=cfg.delay, arrivals=cfg.arrivals)
         except OnlinelabError as exc:
             if getattr(exc, "partial", None) is not None:  # what finished, beside the checkpoint
                 storage.write_files(exc.partial, path, config=resolved)

@@ -70,7 +70,7 @@ def build_result(env, env_label, ctx, slots, timing, seed, failed=None) -> "Resu
         learners_meta[slot.label] = {"name": slot.learner.name, "class": type(slot.learner).__name__,
                                      "feedback": slot.kind, "params": slot.learner.get_params(),
                                      "resolved": {env_label: slot.learner.resolved_params(ctx)}}
-        for bound in slot.learner.bounds(ctx):
+        for bound in slot.bounds(ctx):
             entry = {"learner": slot.label, "environment": env_label, "name": bound.name, "ref": bound.ref,
                      "formula": bound.formula, "assumptions": dict(bound.assumptions), "holds": bound.holds,
                      "pointwise": bound.pointwise, "violated": False, "worst_ratio": None, "final_bound": None}

@@ -145,6 +145,7 @@ class _Slot:
         window = getattr(env, "history_window", None)
         self.actions, self.losses = deque(maxlen=window), deque(maxlen=window)
         self.runtime = 0.0
+        self.channel = None  # set by onlinelab.delays when feedback is delayed: it posts, then delivers later
 
     def step(self, t, shared_loss, validate):
         t0 = time.perf_counter()
@@ -162,22 +163,36 @@ class _Slot:
             validate(loss, t)
             self.tracker.add(loss)
         feedback, expected, realized = feedback_for(self.kind, loss, play)
-        t2 = time.perf_counter()
-        self.state = self.learner.update(self.state, play, feedback, self.rng)
-        self.runtime += (time.perf_counter() - t2) + (t1 - t0)
+        self.runtime += t1 - t0
+        if self.channel is None:
+            self.deliver(play, feedback)
+        else:  # delayed feedback: a simpy event delivers it d_t rounds later (onlinelab.delays)
+            self.channel.post(self, t, play, feedback)
         if shared_loss is None:
             if play.action is not None:
                 self.actions.append(frozen(play.action))
             self.losses.append(loss)
         self.recorder.add(expected, realized)
 
+    def deliver(self, play, feedback):
+        """The learner updates on one round's feedback (now, or when a delayed feedback event fires)."""
+        t2 = time.perf_counter()
+        self.state = self.learner.update(self.state, play, feedback, self.rng)
+        self.runtime += time.perf_counter() - t2
+
+    def bounds(self, ctx) -> list:
+        bounds = self.learner.bounds(ctx)
+        return bounds if self.channel is None else self.channel.bounds(self, ctx, bounds)
+
     def checkpoint(self, t):
         extra = dict(self.learner.diagnostics(self.state))
         extra.update(self.env.checkpoint_metrics(self.learner, self.state))
+        if self.channel is not None:
+            extra.update(self.channel.metrics(self, t))
         self.recorder.checkpoint(t, self.tracker, self.runtime, extra)
 
 
-def _run_one(env, env_label, learners, T, R, seed, ckpts, progress, durable=None) -> Result:
+def _run_one(env, env_label, learners, T, R, seed, ckpts, progress, durable=None, delay=None, arrivals=None) -> Result:
     ctx = Context(d=env.d, T=T, replicates=R, loss_bound=env.loss_bound, psd=env.psd, adaptive=env.adaptive,
                   fro_sq_mean=env.fro_sq_mean, domain=getattr(env, "domain", "spectraplex"))
 
@@ -206,6 +221,8 @@ def _run_one(env, env_label, learners, T, R, seed, ckpts, progress, durable=None
                                                             back["shared_tracker"], back["timing"])
     trackers = [shared_tracker] if shared_tracker is not None else [s.tracker for s in slots]
     ck = set(int(c) for c in ckpts)
+    sim = simpy.Environment()
+    clock = None if delay is None else delay.attach(sim, slots, seed, env_label, T)  # onlinelab.delays
 
     def rounds(sim):
         for t in range(first, T + 1):
@@ -218,6 +235,8 @@ def _run_one(env, env_label, learners, T, R, seed, ckpts, progress, durable=None
             timing["env_s"] += time.perf_counter() - b0
             for slot in slots:
                 slot.step(t, loss, validate)
+            if clock is not None:  # the feedback events due at the end of round t fire, in arrival order
+                yield clock.round_end(t)
             if t in ck:
                 m0 = time.perf_counter()
                 for tr in trackers:
@@ -233,8 +252,10 @@ def _run_one(env, env_label, learners, T, R, seed, ckpts, progress, durable=None
                                                            "shared_tracker": shared_tracker, "timing": timing})
             yield sim.timeout(1)
 
-    sim = simpy.Environment()
-    sim.process(rounds(sim))
+    if arrivals is None:
+        sim.process(rounds(sim))
+    else:  # samples arrive as a process and queue for the learners (onlinelab.arrivals)
+        arrivals.attach(sim, slots, ckpts, validate, trackers, seed, env_label, T)
     start = time.perf_counter()
     error = None
     try:
@@ -256,7 +277,7 @@ def _run_one(env, env_label, learners, T, R, seed, ckpts, progress, durable=None
 
 
 def simulate(environment, learners, *, T: int, replicates: int = 1, seed: int = 0, checkpoints=None,
-             progress: bool = False, blas_threads: int = 1, durable=None) -> Result:
+             progress: bool = False, blas_threads: int = 1, durable=None, delay=None, arrivals=None) -> Result:
     """Play ``learners`` against ``environment`` (an Environment, a registered name, or a list of them).
 
     Returns a :class:`~onlinelab.Result` with one tidy row per (learner, environment,
@@ -287,6 +308,11 @@ def simulate(environment, learners, *, T: int, replicates: int = 1, seed: int = 
         BLAS threads during the run (one per process is the fast choice for batched small matrices).
     durable : onlinelab.durable.Durable or None, default None
         Periodic checkpoints of the whole loop state, and resume from them (``onlinelab resume``).
+    delay : None, int, dict or onlinelab.delays.DelayModel
+        Delayed feedback (:mod:`onlinelab.delays`): round t's feedback reaches the learner at the end of
+        round t + d_t.  ``None`` is the ordinary protocol; ``0`` runs the delay machinery with no delay.
+    arrivals : None, dict or onlinelab.arrivals.Arrivals
+        Asynchronous arrivals for streaming learners (:mod:`onlinelab.arrivals`); T is then simulated time.
     """
     T = v.integer("T", T, minimum=1)
     R = v.integer("replicates", replicates, minimum=1)
@@ -296,6 +322,14 @@ def simulate(environment, learners, *, T: int, replicates: int = 1, seed: int = 
     envs = _environments(environment)
     check_pairings(lrns, envs, label_of)
     ckpts = _checkpoints(T, checkpoints)
+    if delay is not None:
+        from .delays import make_delay
+        delay = make_delay(delay)
+    if arrivals is not None:
+        from .arrivals import make_arrivals
+        arrivals = make_arrivals(arrivals)
+        if delay is not None:
+            raise ConfigError("delay and arrivals cannot be combined; pass one of them")
     labels = [label_of(e) for e in envs]
     if len(set(labels)) != len(labels):
         raise ConfigError(f"two environments share the label {labels!r}; give them different parameters")
@@ -307,7 +341,7 @@ def simulate(environment, learners, *, T: int, replicates: int = 1, seed: int = 
                 results.append(durable.finished(env_label))  # done before an interruption
                 continue
             try:
-                results.append(_run_one(env, env_label, lrns, T, R, seed, ckpts, bar, durable))
+                results.append(_run_one(env, env_label, lrns, T, R, seed, ckpts, bar, durable, delay, arrivals))
             except OnlinelabError as exc:  # keep the environments that finished before this one
                 if results and getattr(exc, "partial", None) is not None:
                     exc.partial = Result.concat(results + [exc.partial])

@@ -18,7 +18,9 @@ def builtin_learners_only(monkeypatch):
     monkeypatch.setattr(registry, "_LEARNERS", builtin)
 
 
-OCO_FIT = "bestresp+, ftl, ftl+, ftrl, ftrl+, omd, omd+, optimistic-ftl, optimistic-ftrl"
+# on a simplex: the OCO family and the bandit wrappers (exp3, exp3-auer, logbarrier-bandit)
+OCO_FIT = ("bestresp+, exp3, exp3-auer, ftl, ftl+, ftrl, ftrl+, logbarrier-bandit, omd, omd+, optimistic-ftl, "
+           "optimistic-ftrl")
 
 
 def _never_emitting(name):

@@ -13,3 +13,5 @@ from . import streaming_autoencoder  # noqa: E402,F401  (linear, tanh, denoising
 from . import streaming_batch  # noqa: E402,F401  (batch PCA, IncrementalPCA comparators)
 from . import streaming_sgd  # noqa: E402,F401  (SGD with averaging)
 from . import capped_meg  # noqa: E402,F401  (rank-k capped MEG, theory §2)
+from . import bandit_simplex  # noqa: E402,F401  (exp3, exp3-auer, logbarrier-bandit)
+from . import delay_copies  # noqa: E402,F401  (Joulani et al.'s reduction for delayed feedback)

@@ -124,6 +124,11 @@ class LogDetOMD(Learner):
         if self.sampler == "full":
             a, V = eigh(a[:, :, None] * np.eye(a.shape[1]) + eta * feedback.loss.in_basis(U))
             U = U @ V
+        elif play.mixed.U is not U:  # delayed feedback: the estimate lives in the basis of its own round's play
+            Up = play.mixed.U
+            L = np.swapaxes(U, 1, 2) @ (Up @ self.estimate(play, feedback).dense() @ np.swapaxes(Up, 1, 2)) @ U
+            a, V = eigh(a[:, :, None] * np.eye(a.shape[1]) + eta * L)
+            U = U @ V
         else:
             a, U = _apply_estimate(a, U, eta, self.estimate(play, feedback))
         amin = a.min(axis=1, keepdims=True)

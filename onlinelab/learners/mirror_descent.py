@@ -225,8 +225,8 @@ class OMD(_OMDBase):
     def act(self, state, rng) -> Play:
         return Play(state.z)
 
-    def _next_point(self, state, play, g):
-        return self._mirror_step(state, play.mixed, g)
+    def _next_point(self, state, play, g):  # from the current iterate: the played one unless feedback was delayed
+        return self._mirror_step(state, state.z, g)
 
 
 @register_learner("omd+")

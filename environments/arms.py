@@ -1,0 +1,172 @@
+"""Multi-armed bandit environments on the simplex of K arms: losses ℓ_t ∈ {0, 1}^K (theory §8).
+
+* ``bernoulli-arms``   — stochastic: arm i pays reward 1 with probability ``means[i]``, so its
+  loss 1 − reward has mean 1 − means[i] (SMPyBandits' convention: ``means`` are reward means).
+  The default is the classic 10-armed problem 0.1, 0.2, …, 0.8, 0.85, 0.9.
+* ``adversarial-arms`` — oblivious but non-stationary: every ``block`` rounds a different arm is
+  the good one (loss mean 0.1), arm 0 is steadily decent (0.4), the rest poor (0.7); the best arm
+  in hindsight is arm 0 while the leader keeps changing.
+* ``sign-chaser``      — adaptive linear losses on the unit ball for delayed OGD (see the class).
+* ``adaptive-arms``    — adaptive: the arm the learner currently favours (largest p_t(i)) costs 1,
+  the others are Bernoulli(``means``) as above; it sees p_t, never the sampled arm.
+
+The arms environments declare ``domain = "simplex"``, ``psd = True`` (every loss ≥ 0) and ``loss_bound = 1``, so the
+bandit bounds' assumption ℓ_t ∈ [0, 1]^K is declared and checked every round.
+
+>>> BernoulliArms().d, BernoulliArms(means=[0.2, 0.5]).best_loss_mean
+(10, 0.5)
+"""
+from __future__ import annotations
+
+import numpy as np
+
+import onlinelab as ol
+from onlinelab import validation as v
+from onlinelab.domains import Simplex
+from onlinelab.errors import ConfigError
+from onlinelab.vector_losses import LinearLoss
+
+CLASSIC = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9]
+
+
+def check_means(means, field: str = "means") -> list[float]:
+    """Reward means of K ≥ 2 Bernoulli arms, each in [0, 1]."""
+    if isinstance(means, (str, bytes)) or not hasattr(means, "__len__"):
+        raise ConfigError(f"{field} must be a list of arm means in [0, 1], got {means!r}; e.g. {field} = [0.2, 0.5]")
+    out = [v.real(f"{field}[{i}]", m) for i, m in enumerate(means)]
+    if len(out) < 2:
+        raise ConfigError(f"{field} must list at least 2 arms, got {list(means)!r}")
+    for i, m in enumerate(out):
+        if not 0.0 <= m <= 1.0:
+            raise ConfigError(f"{field}[{i}] = {m!r} is outside [0, 1]: a Bernoulli arm's mean is a probability; "
+                              "rescale the arms into [0, 1]")
+    return out
+
+
+class _Arms(ol.Environment):
+    psd = True
+    loss_bound = 1.0
+    domain = "simplex"
+    chunk = 256   # rounds of uniforms drawn at once: the same stream as one draw per round, fewer calls
+
+    def reset(self, rng, T):
+        super().reset(rng, T)
+        self._simplex = Simplex(self.d)
+        self._u, self._pos = None, self.chunk
+
+    def uniforms(self) -> np.ndarray:
+        """This round's K uniforms per replicate, (R, K), served from a chunk of rounds."""
+        if self._pos == self.chunk:
+            self._u, self._pos = self.rng.random((self.chunk, self.d)), 0
+        self._pos += 1
+        return self._u[:, self._pos - 1]
+
+
+@ol.register_environment("bernoulli-arms")
+class BernoulliArms(_Arms):
+    """Stochastic Bernoulli arms; ``means`` are the reward means (loss = 1 − reward).
+
+    Parameters
+    ----------
+    means : list of float or None
+        Reward means in [0, 1]; None is the classic 10-armed problem.
+    """
+
+    def __init__(self, means=None):
+        self.means = None if means is None else check_means(means)
+        self._mu = np.asarray(CLASSIC if means is None else self.means)
+        super().__init__(d=len(self._mu))
+
+    @property
+    def best_loss_mean(self) -> float:
+        """min_i E ℓ(i) = 1 − max_i means[i]: the pseudo-regret's comparator per round."""
+        return float(1.0 - self._mu.max())
+
+    def emit(self, t, history):
+        return LinearLoss((self.uniforms() >= self._mu).astype(float), self._simplex)
+
+
+@ol.register_environment("adversarial-arms")
+class AdversarialArms(_Arms):
+    """Oblivious, non-stationary arms: the good arm moves every ``block`` rounds; arm 0 is best overall.
+
+    Parameters
+    ----------
+    d : int
+        Number of arms K.
+    block : int
+        Rounds per phase.
+    """
+
+    def __init__(self, d: int = 10, block: int = 100):
+        super().__init__(d=d)
+        self.block = v.integer("block", block, minimum=1)
+
+    def emit(self, t, history):
+        mean = np.full(self.d, 0.7)
+        mean[0] = 0.4
+        mean[1 + ((t - 1) // self.block) % (self.d - 1)] = 0.1
+        return LinearLoss((self.uniforms() < mean).astype(float), self._simplex)
+
+
+@ol.register_environment("adaptive-arms")
+class AdaptiveArms(_Arms):
+    """Adaptive: the learner's currently favoured arm costs 1; the others are Bernoulli arms.
+
+    Parameters
+    ----------
+    means : list of float or None
+        Reward means of the arms when not favoured; None is the classic 10-armed problem.
+    """
+
+    adaptive = True
+    history_window = 0
+
+    def __init__(self, means=None):
+        self.means = None if means is None else check_means(means)
+        self._mu = np.asarray(CLASSIC if means is None else self.means)
+        super().__init__(d=len(self._mu))
+
+    def emit(self, t, history):
+        loss = (self.uniforms() >= self._mu).astype(float)
+        p = np.asarray(history.mixed)
+        loss[np.arange(p.shape[0]), np.argmax(p, axis=1)] = 1.0
+        return LinearLoss(loss, self._simplex)
+
+
+@ol.register_environment("sign-chaser")
+class SignChaser(ol.Environment):
+    """Adaptive linear losses on the unit ball that punish late feedback: g_t = G·sign(x_t[0])·e₁ (sign(0) = +1).
+
+    The loss G·|x_t[0]| pushes the learner towards x[0] = 0; with feedback d rounds late it
+    overshoots by about ηGd each time it crosses, so delayed OGD pays about ηG²D/2 — the delay term
+    of its bound — while the best fixed point gains almost nothing (the signs balance).
+
+    Parameters
+    ----------
+    d : int
+        Dimension of the ball.
+    G : float
+        Gradient norm (the declared loss_bound).
+    """
+
+    adaptive = True
+    domain = "ball:1"
+    history_window = 0
+    reference_learner = "omd"
+
+    def __init__(self, d: int = 2, G: float = 1.0):
+        super().__init__(d=d)
+        self.G = v.positive_float("G", G)
+        self.loss_bound = self.G
+
+    def reset(self, rng, T):
+        super().reset(rng, T)
+        from onlinelab.domains import Ball
+        self._ball = Ball(self.d, 1.0)
+
+    def emit(self, t, history):
+        x = np.asarray(history.mixed)
+        g = np.zeros_like(x)
+        g[:, 0] = self.G * np.where(x[:, 0] < 0, -1.0, 1.0)
+        return LinearLoss(g, self._ball)
