@@ -92,8 +92,10 @@ class Arrivals(_Params):
             return self.take == "queue"
         return getattr(learner, "qr", None) == "block"
 
-    def attach(self, sim, slots, ckpts, validate, trackers, seed: int, env_label: str, T: int) -> None:
-        """The simulator's hook: start the arrival process, one server per learner and the checkpoints on ``sim``."""
+    def attach(self, sim, slots, ckpts, validate, trackers, seed: int, env_label: str, T: int,
+               durable=None) -> None:
+        """The simulator's hook: start the arrival process, one server per learner and the checkpoints on ``sim``
+        (where a durable run also answers SIGINT/SIGTERM, :meth:`onlinelab.durable.Durable.poll`)."""
         if slots[0].env.adaptive:
             raise ConfigError(f"arrivals need an oblivious environment; {env_label!r} is adaptive")
         gaps = BatchRNG.from_seed(seed, "environment", f"arrivals/{env_label}", 1).gens[0]
@@ -101,7 +103,7 @@ class Arrivals(_Params):
         sim.process(self._arrive(sim, slots[0].env, trackers[0], servers, validate, gaps, T))
         for server in servers:
             sim.process(server.run())
-        sim.process(_checkpoints(sim, ckpts, trackers, servers))
+        sim.process(_checkpoints(sim, ckpts, trackers, servers, durable, env_label))
 
     def _arrive(self, sim, env, tracker, servers, validate, gaps, T):
         k = 0
@@ -175,7 +177,7 @@ class _Server:
                 "staleness": self.age_sum / self.processed if self.processed else float("nan")}
 
 
-def _checkpoints(sim, ckpts, trackers, servers):
+def _checkpoints(sim, ckpts, trackers, servers, durable=None, env_label=""):
     for c in ckpts:
         yield sim.timeout(float(c) - sim.now)
         for tr in trackers:
@@ -186,6 +188,8 @@ def _checkpoints(sim, ckpts, trackers, servers):
             extra.update(slot.env.checkpoint_metrics(slot.learner, slot.state))
             extra.update(server.metrics())
             slot.recorder.checkpoint(int(c), slot.tracker, slot.runtime, extra)
+        if durable is not None:
+            durable.poll(int(c), env_label)
 
 
 def make_arrivals(spec) -> Arrivals:

@@ -109,11 +109,15 @@ class _Encoder:
 
 
 def _attributes(obj) -> dict:
+    """An object's saved attributes: its ``__dict__`` and slots, less the names in its class's ``_transient``
+    (links the resuming code rebuilds, such as a delayed-feedback channel's link to the simpy loop)."""
     out = dict(getattr(obj, "__dict__", {}))
     for klass in type(obj).__mro__:
         for name in getattr(klass, "__slots__", ()):
             if name not in ("__dict__", "__weakref__") and hasattr(obj, name):
                 out[name] = getattr(obj, name)
+    for name in getattr(type(obj), "_transient", ()):
+        out.pop(name, None)
     return out
 
 

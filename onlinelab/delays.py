@@ -237,7 +237,11 @@ def make_delay(spec) -> DelayModel:
 
 
 class _Channel:
-    """One learner's delayed-feedback bookkeeping: outstanding count, D so far, the delays drawn."""
+    """One learner's delayed-feedback bookkeeping: outstanding count, D so far, the delays drawn, and the
+    feedback still in flight (``pending``, keyed by the round that posted it), so that a checkpoint holds
+    everything a resumed run needs; the link to the simpy loop (``clock``) is rebuilt on resume."""
+
+    _transient = ("clock",)
 
     def __init__(self, clock, model):
         self.clock, self.model = clock, model
@@ -247,6 +251,8 @@ class _Channel:
         self.D_at: dict[int, int] = {}
         self.delays: list[int] = []
         self.max_delay = 0
+        self.pending: dict[int, tuple] = {}   # posting round s → (due round s + d_s, play, feedback)
+        self.last_round = 0
 
     def post(self, slot, t, play, feedback):
         d = self.clock.delay_for(self, t, play)
@@ -254,11 +260,26 @@ class _Channel:
         self.max_delay = max(self.max_delay, d)
         self.outstanding += 1
         if t + d <= self.clock.T:
-            ev = self.clock.sim.timeout(d, value=(slot, play, feedback))
-            ev.callbacks.append(self._arrive)
+            self.pending[t] = (t + d, play, feedback)
+            self._schedule(slot, t, d)
+
+    def _schedule(self, slot, t, wait):
+        ev = self.clock.sim.timeout(wait, value=(slot, t))
+        ev.callbacks.append(self._arrive)
 
     def _arrive(self, event):  # due in this round's time step: applied once the round's plays are done
-        self.inbox.append(event.value)
+        slot, t = event.value
+        _, play, feedback = self.pending.pop(t)
+        self.inbox.append((slot, play, feedback))
+
+    def resume(self, clock, slot):
+        """Reconnect a channel restored from a checkpoint to the new loop: re-post what is still in flight.
+
+        The resumed loop plays round ``last_round + 1`` at simulated time 0, so feedback due in round u
+        fires at time u − last_round − 1; posting in (due, posting round) order keeps the arrival order."""
+        self.clock = clock
+        for t, (due, _, _) in sorted(self.pending.items(), key=lambda item: (item[1][0], item[0])):
+            self._schedule(slot, t, due - self.last_round - 1)
 
     def end_round(self, t):
         for slot, play, feedback in self.inbox:
@@ -267,6 +288,7 @@ class _Channel:
         self.inbox.clear()
         self.D_at[t] = self.D_acc
         self.D_acc += self.outstanding
+        self.last_round = t
 
     def metrics(self, slot, t) -> dict:
         return {"outstanding_feedback": float(self.outstanding), "total_delay": float(self.D_at[t])}
@@ -285,6 +307,10 @@ class FeedbackClock:
         self._shared = None
         self._channels = []
         for slot in slots:
+            if slot.channel is not None:  # restored from a checkpoint (onlinelab resume): keep its state
+                slot.channel.resume(self, slot)
+                self._channels.append(slot.channel)
+                continue
             m = model.clone() if model.adaptive else model
             m.reset(rng, T)
             ch = _Channel(self, m)

@@ -120,6 +120,16 @@ class Durable:
             raise RunInterrupted(f"{name} stopped the run after round {t} on {env_label!r}; what finished is saved "
                                  f"in {self.path} — resume with: onlinelab resume {self.path}", self.stop_signal)
 
+    def poll(self, t, env_label: str) -> None:
+        """Stop on a pending SIGINT/SIGTERM where the loop's state cannot be checkpointed (asynchronous
+        arrivals, whose servers may be mid-service): finished environments are kept, this one restarts."""
+        if self.stop_signal is not None:
+            name = signal.Signals(self.stop_signal).name
+            raise RunInterrupted(f"{name} stopped the run at simulated time {t} on {env_label!r}; finished "
+                                 f"environments are saved in {self.path} and this one (asynchronous arrivals keep "
+                                 f"no mid-environment checkpoint) restarts — resume with: onlinelab resume "
+                                 f"{self.path}", self.stop_signal)
+
     @contextlib.contextmanager
     def signals(self):
         """SIGINT/SIGTERM ask the loop to stop after the current round (a second one stops at once)."""

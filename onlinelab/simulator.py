@@ -255,7 +255,7 @@ def _run_one(env, env_label, learners, T, R, seed, ckpts, progress, durable=None
     if arrivals is None:
         sim.process(rounds(sim))
     else:  # samples arrive as a process and queue for the learners (onlinelab.arrivals)
-        arrivals.attach(sim, slots, ckpts, validate, trackers, seed, env_label, T)
+        arrivals.attach(sim, slots, ckpts, validate, trackers, seed, env_label, T, durable)
     start = time.perf_counter()
     error = None
     try:

@@ -220,3 +220,55 @@ def test_concat_refuses_different_horizons_or_seeds_unless_aligned():
     side = ol.Result.concat([a, c], align="label")
     assert side.learners == ["meg [T=20, seed=1]", "meg [T=30, seed=1]"]
     assert list(side.summary()["T"]) == [20, 30]
+
+
+DELAYED = {"run": {"rounds": 40, "replicates": 2, "checkpoints": 5, "seed": 4},
+           "environments": [{"name": "experts-stochastic"}],
+           "learners": [{"name": "ftrl", "regularizer": "entropy"}, {"name": "exp3"}]}
+
+
+@pytest.mark.parametrize("delay,t", [({"kind": "fixed", "d": 3}, 1), ({"kind": "fixed", "d": 3}, 17),
+                                     ({"kind": "random", "distribution": "geometric", "mean": 4}, 17),
+                                     ({"kind": "adaptive", "rule": "confident", "max_delay": 6}, 17)])
+def test_delayed_feedback_in_flight_survives_interrupt_and_resume(tmp_path, delay, t):
+    """Feedback posted before the interruption and due after it is in the checkpoint and arrives on time."""
+    cfg_dict = {**DELAYED, "delay": delay}
+    full, _ = run_experiment(cfg_dict, out=tmp_path / "full", checkpoint_seconds=None)
+    cfg = C.parse(cfg_dict)
+    resolved = C.resolved(cfg)
+    durable = StopAt(tmp_path / "run", "experts", t, every_rounds=5, every_seconds=None)
+    D.claim(tmp_path / "run", resolved, cfg, durable)
+    with pytest.raises(D.RunInterrupted):
+        D.execute(cfg, resolved, tmp_path / "run", durable)
+    pending = load_state(tmp_path / "run" / "checkpoint.npz")["loop"]["slots"][0].channel.pending
+    assert len(pending) == min(3, t) or delay["kind"] != "fixed"  # rounds t-2..t are in flight at the stop
+    resumed, _ = D.resume_run(tmp_path / "run")
+    pd.testing.assert_frame_equal(timeless(resumed.metrics), timeless(full.metrics))
+
+
+class StopArrivalsAt(D.Durable):
+    """Raise the stop flag at the first checkpoint of an arrivals run at or after simulated time ``t``."""
+
+    def __init__(self, path, t, **kw):
+        super().__init__(path, **kw)
+        self.t = t
+
+    def poll(self, t, env_label):
+        if t >= self.t:
+            self.stop_signal = 2
+        super().poll(t, env_label)
+
+
+def test_an_arrivals_run_stops_on_a_signal_and_resume_replays_it(tmp_path):
+    cfg_dict = {"run": {"rounds": 60, "replicates": 2, "checkpoints": 6, "seed": 1},
+                "environments": [{"name": "spiked-stream", "d": 5, "k": 1}],
+                "learners": [{"name": "oja", "qr": "block"}], "arrivals": {"rate": 2.0, "service": 0.1, "overhead": 1.0}}
+    full, _ = run_experiment(cfg_dict, out=tmp_path / "full", checkpoint_seconds=None)
+    cfg = C.parse(cfg_dict)
+    resolved = C.resolved(cfg)
+    durable = StopArrivalsAt(tmp_path / "run", 20, every_seconds=None)
+    D.claim(tmp_path / "run", resolved, cfg, durable)
+    with pytest.raises(D.RunInterrupted, match="SIGINT stopped the run at simulated time .* restarts"):
+        D.execute(cfg, resolved, tmp_path / "run", durable)
+    resumed, _ = D.resume_run(tmp_path / "run")
+    pd.testing.assert_frame_equal(timeless(resumed.metrics), timeless(full.metrics))
