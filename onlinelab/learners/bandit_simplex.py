@@ -49,13 +49,17 @@ class BanditState(NamedTuple):
 
 def one_hot(arm: np.ndarray, K: int) -> np.ndarray:
     """Row r is e_{arm[r]}: (R, K)."""
-    return np.eye(K)[arm]
+    out = np.zeros((arm.shape[0], K))
+    out[np.arange(arm.shape[0]), arm] = 1.0
+    return out
 
 
 def importance_weighted(p: np.ndarray, arm: np.ndarray, value: np.ndarray) -> np.ndarray:
     """ℓ̂(i) = value·1{arm = i}/p(i), per replicate: (R, K); unbiased for the loss vector when arm ~ p."""
-    e = one_hot(arm, p.shape[1])
-    return e * (np.asarray(value) / np.einsum("ri,ri->r", e, p))[:, None]
+    rows = np.arange(p.shape[0])
+    out = np.zeros(p.shape)
+    out[rows, arm] = np.asarray(value, dtype=float) / p[rows, arm]
+    return out
 
 
 def _losses_in_unit_interval(ctx) -> dict:
