@@ -66,6 +66,26 @@ class StorageError(OnlinelabError, OSError):
     """A run directory is missing, incomplete, or not in the onlinelab format."""
 
 
+class DataError(OnlinelabError, ValueError):
+    """Data handed to an estimator cannot be used as given (NaN, too few points, duplicates, a disconnected graph)."""
+
+
+class DisconnectedGraphError(DataError):
+    """A neighbourhood graph has more than one connected component; ``n_components`` says how many.
+
+    Parameters
+    ----------
+    message : str
+        What was built, how many components, and what to change (t, epsilon, bandwidth).
+    n_components : int
+        Number of connected components found.
+    """
+
+    def __init__(self, message: str, n_components: int):
+        super().__init__(message)
+        self.n_components = n_components
+
+
 class CheckError(OnlinelabError, AssertionError):
     """A user's learner or environment failed a conformance check (``onlinelab check``)."""
 

@@ -1,0 +1,22 @@
+"""Spectral dimensionality reduction on one trace-optimisation solver (theory §7, docs/theory/07-spectral.md).
+
+Every method is :func:`trace_optimize` on its own (A, B): Laplacian eigenmaps with heat, binary,
+ALE and VRLE weights, classical MDS, Isomap, LLE, LPP, ONPP and PCA.
+
+>>> from onlinelab.manifold import LaplacianEigenmaps, helix
+>>> X, theta = helix(200, random_state=1)
+>>> Y = LaplacianEigenmaps(n_components=2, weights="vrle", n_neighbors=8, radius=8).fit_transform(X)
+>>> Y.shape
+(200, 2)
+"""
+from .core import TraceSolution, sign_fix, trace_optimize
+from .data import helix, load_dataset
+from .density import ale_weights, local_scales, vrle_radii, vrle_weights
+from .graphs import binary_weights, epsilon_graph, heat_weights, knn_graph, laplacian_problem, require_connected
+from .laplacian import LaplacianEigenmaps, affinity_matrix
+
+__all__ = [
+    "LaplacianEigenmaps", "TraceSolution", "affinity_matrix", "ale_weights", "binary_weights", "epsilon_graph",
+    "heat_weights", "helix", "knn_graph", "laplacian_problem", "load_dataset", "local_scales", "require_connected",
+    "sign_fix", "trace_optimize", "vrle_radii", "vrle_weights",
+]
