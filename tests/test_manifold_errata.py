@@ -93,3 +93,66 @@ def test_vrle_radii_depend_on_the_units_of_the_data():
         spread.append(np.std(vrle_radii(A, 10, m=400)))
     assert spread[0] > spread[1] > spread[2]
     assert knn_graph(X, 10).nnz == knn_graph(0.1 * X, 10).nnz                    # plain t-NN is scale-free
+
+
+@pytest.fixture(scope="module")
+def cloud():
+    X = np.random.default_rng(11).normal(size=(40, 3)) * [3.0, 2.0, 1.0] + 5.0
+    Xs = X - X.mean(0)
+    d2 = ((X[:, None] - X[None]) ** 2).sum(-1)
+    return X, Xs @ Xs.T, d2
+
+
+def test_centring_matrix_is_one_over_m(cloud):
+    from onlinelab.manifold import double_centre
+    X, Kstar, S = cloud
+    m = len(X)
+    printed = np.eye(m) - 0.5 * np.ones((m, m))
+    corrected = np.eye(m) - np.ones((m, m)) / m
+    assert not np.allclose(-0.5 * printed @ S @ printed, Kstar, atol=1e-3)
+    assert np.abs(-0.5 * corrected @ S @ corrected - Kstar).max() < 1e-12 * np.abs(Kstar).max()
+    assert np.abs(double_centre(S) - Kstar).max() < 1e-12 * np.abs(Kstar).max()
+
+
+def test_lemma_5_7_sign_and_theorem_5_10(cloud):
+    X, Kstar, S = cloud
+    K = X @ X.T
+    k = np.diag(K)
+    assert not np.allclose(K, 0.5 * (k[:, None] + k[None, :] + S))             # printed: + D_ij²
+    assert np.allclose(K, 0.5 * (k[:, None] + k[None, :] - S), atol=1e-10)
+    m = len(X)
+    H = np.eye(m) - np.ones((m, m)) / m
+    Dist = np.sqrt(S)
+    assert not np.allclose(Kstar / m, -0.5 * H @ Dist @ H, atol=1e-3)           # printed: (1/m)X*ᵀX* = −½HDH
+    assert not np.allclose(Kstar, -0.5 * H @ Dist @ H, atol=1e-3)               # the 1/m alone is not the fix
+    assert np.allclose(Kstar, -0.5 * H @ S @ H, atol=1e-10)                     # squared distances, no 1/m
+
+
+def test_classical_mds_minimises_strain_not_stress():
+    from onlinelab.manifold import ClassicalMDS, strain, stress
+    X, _ = helix(150, random_state=12)
+    Y = ClassicalMDS(n_components=2).fit_transform(X)
+    # strain: any perturbation of the MDS solution is worse (it is the Eckart–Young optimum)
+    rng = np.random.default_rng(13)
+    assert all(strain(X, Y + 1e-2 * rng.normal(size=Y.shape)) > strain(X, Y) for _ in range(5))
+    # stress: the stress gradient at the MDS solution is not zero, and a small step down lowers the stress
+    E = np.sqrt(((Y[:, None] - Y[None]) ** 2).sum(-1))
+    Dist = np.sqrt(((X[:, None] - X[None]) ** 2).sum(-1))
+    ratio = np.where(E > 0, (E - Dist) / np.where(E > 0, E, 1.0), 0.0)
+    grad = 2 * (ratio.sum(1)[:, None] * Y - ratio @ Y)                            # ∂/∂y_i Σ_{i<j}(‖y_i−y_j‖−Δ_ij)²
+    step = 1e-4 / np.abs(grad).max()
+    assert stress(X, Y - step * grad) < stress(X, Y)
+
+
+def test_pca_takes_the_top_eigenvectors(cloud):
+    from onlinelab.manifold import PCA
+    X, _, _ = cloud
+    Xb = (X - X.mean(0)).T                                                       # the notes' d × m layout
+    vals, U = np.linalg.eigh(Xb @ Xb.T)
+    bottom, top = U[:, :2], U[:, -2:]                                            # printed "bottom" vs corrected "top"
+    var = lambda V: np.trace(V.T @ Xb @ Xb.T @ V)
+    assert var(bottom) < var(top)
+    import sklearn.decomposition as skd
+    ref = skd.PCA(2).fit(X).components_.T
+    assert np.linalg.svd(np.linalg.qr(PCA(2).fit(X).components_)[0].T @ ref, compute_uv=False).min() > 1 - 1e-10
+    assert np.linalg.svd(bottom.T @ ref, compute_uv=False).min() < 0.5

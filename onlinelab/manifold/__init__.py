@@ -14,9 +14,15 @@ from .data import helix, load_dataset
 from .density import ale_weights, local_scales, vrle_radii, vrle_weights
 from .graphs import binary_weights, epsilon_graph, heat_weights, knn_graph, laplacian_problem, require_connected
 from .laplacian import LaplacianEigenmaps, affinity_matrix
+from .linear import LPP, ONPP, PCA
+from .lle import LocallyLinearEmbedding, lle_matrix, lle_weights
+from .mds import ClassicalMDS, Isomap, double_centre, squared_distances
+from .quality import strain, stress, t_similarity, trustworthiness, unrolling
 
 __all__ = [
-    "LaplacianEigenmaps", "TraceSolution", "affinity_matrix", "ale_weights", "binary_weights", "epsilon_graph",
-    "heat_weights", "helix", "knn_graph", "laplacian_problem", "load_dataset", "local_scales", "require_connected",
-    "sign_fix", "trace_optimize", "vrle_radii", "vrle_weights",
+    "ClassicalMDS", "Isomap", "LPP", "LaplacianEigenmaps", "LocallyLinearEmbedding", "ONPP", "PCA", "TraceSolution",
+    "affinity_matrix", "ale_weights", "binary_weights", "double_centre", "epsilon_graph", "heat_weights", "helix",
+    "knn_graph", "laplacian_problem", "lle_matrix", "lle_weights", "load_dataset", "local_scales", "require_connected",
+    "sign_fix", "squared_distances", "strain", "stress", "t_similarity", "trace_optimize", "trustworthiness",
+    "unrolling", "vrle_radii", "vrle_weights",
 ]

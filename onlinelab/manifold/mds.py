@@ -1,0 +1,152 @@
+"""Classical MDS and Isomap: the top eigenpairs of a double-centred squared-distance matrix (theory §7).
+
+With H = I − (1/m) 1 1ᵀ and squared distances S_ij = ‖x_i − x_j‖², K = −½ H S H = X*ᵀX* exactly
+for centred points X* (the source documents print ½ 1 1ᵀ in H, +D_ij² in the entrywise form and
+a spurious 1/m with plain distances: all corrected here).  MDS keeps Y = Λ_k^{1/2} Z_kᵀ from the
+top-k eigenpairs of K; that minimises the **strain** ‖K − YᵀY‖_F (not the stress).  On Euclidean
+distances it equals the PCA scores up to column signs.  Isomap does the same on squared
+geodesic distances (Dijkstra on the neighbourhood graph).  A non-Euclidean Δ makes K
+indefinite: the negative part is reported (``smallest_eigenvalue_``) and left out.
+
+>>> import numpy as np
+>>> X = np.array([[0.0, 0.0], [3.0, 0.0], [0.0, 4.0]])
+>>> np.allclose(double_centre(squared_distances(X)), (X - X.mean(0)) @ (X - X.mean(0)).T)
+True
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from scipy.sparse.csgraph import shortest_path
+
+from .. import validation as v
+from ..errors import DataError
+from .base import ManifoldEstimator
+from .core import trace_optimize
+from .graphs import MODES, binary_weights, epsilon_graph, knn_graph, require_connected
+
+
+def squared_distances(X: np.ndarray) -> np.ndarray:
+    """Dense ``(m, m)`` squared Euclidean distances between the rows of ``X`` (exact zeros on the diagonal).
+
+    Parameters
+    ----------
+    X : numpy.ndarray
+        Points as rows.
+    """
+    sq = np.einsum("ij,ij->i", X, X)
+    S = np.maximum(sq[:, None] + sq[None, :] - 2.0 * (X @ X.T), 0.0)
+    np.fill_diagonal(S, 0.0)
+    return S
+
+
+def double_centre(S: np.ndarray) -> np.ndarray:
+    """K = −½ H S H with H = I − (1/m) 1 1ᵀ, computed by subtracting row, column and grand means.
+
+    Parameters
+    ----------
+    S : numpy.ndarray
+        Symmetric ``(m, m)`` squared dissimilarities.
+    """
+    r = S.mean(axis=0)
+    return -0.5 * (S - r[None, :] - r[:, None] + r.mean())
+
+
+def mds_from_kernel(K: np.ndarray, k: int, solver: str = "auto", random_state=0):
+    """Top-k eigenpairs of K scaled to coordinates Y = Z_k Λ_k^{1/2} (points as rows), and the eigenvalues.
+
+    Parameters
+    ----------
+    K : numpy.ndarray
+        Symmetric ``(m, m)`` Gram matrix.
+    k : int
+        Embedding dimension.
+    solver : str, default "auto"
+        Passed to :func:`~onlinelab.manifold.trace_optimize`.
+    random_state : int, default 0
+        Seed of the iterative solver.
+    """
+    sol = trace_optimize(K, k=k, largest=True, solver=solver, random_state=random_state)
+    lam = sol.eigenvalues
+    return sol.vectors * np.sqrt(np.maximum(lam, 0.0)), lam
+
+
+class ClassicalMDS(ManifoldEstimator):
+    """Classical (Torgerson) MDS: the embedding whose Gram matrix is closest to −½HΔ²H in Frobenius norm.
+
+    Attributes after ``fit``: ``embedding_`` (m, k), ``eigenvalues_`` (top k of K), ``smallest_eigenvalue_``
+    (negative when Δ is not Euclidean; a warning says so).
+
+    Parameters
+    ----------
+    n_components : int, default 2
+        k.
+    dissimilarity : {"euclidean", "precomputed"}, default "euclidean"
+        ``"precomputed"`` takes ``X`` as a symmetric ``(m, m)`` matrix of distances Δ (not squared).
+    solver : {"auto", "dense", "arpack", "lobpcg"}, default "auto"
+        Passed to :func:`~onlinelab.manifold.trace_optimize`.
+    random_state : int, default 0
+        Seed of the iterative solver.
+    """
+
+    def __init__(self, n_components=2, dissimilarity="euclidean", solver="auto", random_state=0):
+        self.n_components, self.dissimilarity, self.solver, self.random_state = (n_components, dissimilarity,
+                                                                                  solver, random_state)
+
+    def _fit(self, X):
+        v.choice("dissimilarity", self.dissimilarity, ("euclidean", "precomputed"))
+        if self.dissimilarity == "euclidean":
+            S = squared_distances(X)
+        else:
+            if X.shape[0] != X.shape[1] or not np.allclose(X, X.T) or (X < 0).any():
+                raise DataError(f"a precomputed dissimilarity must be a square symmetric non-negative matrix, "
+                                f"got shape {X.shape}; pass distances, not points, or use dissimilarity='euclidean'")
+            S = X ** 2
+        return self._embed(double_centre(S), warn=self.dissimilarity == "precomputed")
+
+    def _embed(self, K, warn: bool):
+        Y, lam = mds_from_kernel(K, self.n_components, self.solver, self.random_state)
+        low = trace_optimize(K, k=1, solver=self.solver, random_state=self.random_state).eigenvalues[0]
+        self.smallest_eigenvalue_ = float(low)
+        if warn and low < -1e-9 * max(abs(lam[0]), 1.0):
+            warnings.warn(f"the dissimilarities are not Euclidean: K = -HΔ²H/2 has negative eigenvalues "
+                          f"(smallest {low:.4g}, largest {lam[0]:.4g}); the embedding uses the positive part",
+                          UserWarning, stacklevel=3)
+        return Y, lam
+
+
+class Isomap(ClassicalMDS):
+    """Isomap: classical MDS on squared geodesic distances of the neighbourhood graph (theory §7).
+
+    Attributes after ``fit``: ``embedding_``, ``eigenvalues_``, ``smallest_eigenvalue_`` (geodesics are
+    rarely exactly Euclidean; no warning), ``dist_matrix_`` (m, m) geodesic distances.
+
+    Parameters
+    ----------
+    n_components : int, default 2
+        k.
+    n_neighbors : int, default 10
+        t of the t-NN graph.
+    mode : {"union", "mutual"}, default "union"
+        t-NN symmetrisation.
+    epsilon : float, optional
+        ε-ball graph instead of t-NN.
+    solver : {"auto", "dense", "arpack", "lobpcg"}, default "auto"
+        Passed to :func:`~onlinelab.manifold.trace_optimize`.
+    random_state : int, default 0
+        Seed of the iterative solver.
+    """
+
+    def __init__(self, n_components=2, n_neighbors=10, mode="union", epsilon=None, solver="auto", random_state=0):
+        self.n_components, self.n_neighbors, self.mode, self.epsilon = n_components, n_neighbors, mode, epsilon
+        self.solver, self.random_state = solver, random_state
+
+    def _fit(self, X):
+        v.choice("mode", self.mode, MODES)
+        G = knn_graph(X, self.n_neighbors, self.mode) if self.epsilon is None else epsilon_graph(X, self.epsilon)
+        fix = (f"raise n_neighbors (now {self.n_neighbors})" if self.epsilon is None
+               else f"raise epsilon (now {self.epsilon})")
+        require_connected(binary_weights(G), fix)   # zero-length edges (duplicates) still connect
+        self.dist_matrix_ = shortest_path(G, method="D", directed=False)
+        return self._embed(double_centre(self.dist_matrix_ ** 2), warn=False)
