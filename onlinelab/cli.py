@@ -28,17 +28,9 @@ from .errors import BoundViolationWarning, OnlinelabError
 
 
 def _print_summary(result, stream=None) -> int:
-    stream = stream or sys.stdout
-    s = result.summary()
-    cols = ["learner", "environment", "regret", "ci_low", "ci_high", "bound", "bound_name", "ratio",
-            "us_per_replicate_round"]
-    with pd.option_context("display.width", 200, "display.max_columns", 20, "display.float_format", "{:.4g}".format):
-        print(s[cols].to_string(index=False), file=stream)
-    bad = result.violations()
-    for _, b in bad.iterrows():
-        print(f"!!! BOUND VIOLATED: {b.learner} on {b.environment}: {b.bound} ({b.ref}), worst ratio "
-              f"{b.worst_ratio:.3f} — all its assumptions held; this is a bug or a wrong constant", file=stream)
-    return 3 if len(bad) else 0
+    """Print the result's own summary table (its kind's columns, "n/a" with footnotes) and alarms."""
+    print(result.summary_text(), file=stream or sys.stdout)
+    return result.exit_status()
 
 
 def cmd_run(args) -> int:
@@ -96,6 +88,7 @@ def _run_kind(kind, data, args) -> int:
     from .experiments import run_id
     outcome = kind.runner()(data, seed=args.seed, rounds=args.rounds, replicates=args.replicates,
                             progress=not args.quiet)
+    outcome.result.meta.setdefault("kind", kind.key)  # load_run / `onlinelab report` rebuild the kind's result class
     run = outcome.resolved.get("run", {})
     path = pathlib.Path(args.out) if args.out else pathlib.Path("runs") / run_id(run.get("name", kind.key),
                                                                                run.get("seed", 0))

@@ -167,7 +167,7 @@ def play_game(f: ConvexFunction, x_player: Learner, y_player: Learner, *, T: int
     sim.run()
     wall = time.perf_counter() - start
     label = label or f"{xl.name} vs {yl.name}"
-    meta = {"T": T, "replicates": R, "seed": seed, "status": "complete", "f_star": fstar,
+    meta = {"kind": "game", "T": T, "replicates": R, "seed": seed, "status": "complete", "f_star": fstar,
             "game": {"function": f.describe(), "order": order, "weights": weights, "breaches": breaches,
                      "x_player": {"name": xl.name, "params": xl.get_params()},
                      "y_player": {"name": yl.name, "params": yl.get_params()},

@@ -127,11 +127,6 @@ def _flat(game: dict) -> dict:
 
 def run_outcome(data: dict, *, seed=None, rounds=None, replicates=None, progress=False):
     """The ``[game]`` run kind (:mod:`onlinelab.run_kinds`): play, and say what to print."""
-    import pandas as pd
-
     from .run_kinds import RunOutcome
     result, resolved = run_game_config(data, seed=seed, rounds=rounds, replicates=replicates)
-    with pd.option_context("display.width", 200, "display.max_columns", 20, "display.float_format", "{:.4g}".format):
-        text = result.summary().to_string(index=False)
-    status = 3 if result.meta["game"]["breaches"] or len(result.violations()) else 0
-    return RunOutcome(result, resolved, text, status)
+    return RunOutcome(result, resolved, result.summary_text(), result.exit_status())

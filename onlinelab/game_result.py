@@ -20,8 +20,16 @@ import pandas as pd
 
 from .bounds import LossStats
 from .result import Result, _frame
+from .tables import Column
 
 GAME_METRICS = ("suboptimality", "gap", "regret")
+NO_RATE = "no rate curve whose assumptions hold (see GameResult.bounds())"
+SUMMARY_COLUMNS = [
+    Column("learner", "players", fmt="text"), Column("environment", "f", fmt="text"),
+    Column("replicates", "R", fmt="d"), Column("T", fmt="d"),
+    Column("suboptimality"), Column("gap", "duality gap"), Column("regret", "avg regret sum"),
+    Column("bound", "rate bound", na=NO_RATE), Column("bound_name", "rate", fmt="text", na=NO_RATE),
+    Column("ratio", "subopt/bound", fmt=".3f", na=NO_RATE), Column("breaches", fmt="d")]
 
 
 def game_frame(label, env, ckpts, rows, bounds) -> pd.DataFrame:
@@ -40,7 +48,19 @@ def bound_metric(name: str) -> str:
 
 
 class GameResult(Result):
-    """A :class:`~onlinelab.Result` whose summary and plot speak about suboptimality, gap and regrets."""
+    """A :class:`~onlinelab.Result` whose summary and plot speak about suboptimality, gap and regrets.
+
+    Parameters
+    ----------
+    metrics : pandas.DataFrame
+        The tidy table of :func:`game_frame`.
+    meta : dict
+        Run metadata, with the ``game`` entry written by :func:`onlinelab.game.play_game`.
+    bounds : sequence of Bound, default ()
+        The rate curves to check (a loaded run carries their checks in ``meta["bounds"]`` already).
+    """
+
+    SUMMARY_COLUMNS = SUMMARY_COLUMNS
 
     def __init__(self, metrics, meta, bounds=()):
         super().__init__(metrics, meta)
@@ -76,6 +96,17 @@ class GameResult(Result):
                    breaches=len(self.meta["game"]["breaches"]))
         return pd.DataFrame([row])
 
+    def alarms(self) -> list[str]:
+        """Violated rate curves, then a line for breaches of the Fenchel chain (theory §3.3)."""
+        lines = super().alarms()
+        breaches = self.meta.get("game", {}).get("breaches", [])
+        if breaches:
+            b = breaches[0]
+            lines.append(f"!!! FENCHEL CHAIN BREACHED {len(breaches)} time(s), first at t = {b['t']}: {b['which']} "
+                         f"(replicate {b['replicate']}, {b['lhs']:.6g} > {b['rhs']:.6g}); theory §3.3 says this "
+                         "cannot happen — a bug")
+        return lines
+
     def plot(self, ax=None, metric=None, environment=None):
         """Log-log suboptimality, gap and regret sum (means) with the rate curves; returns the Axes."""
         import matplotlib.pyplot as plt
@@ -99,9 +130,7 @@ class GameResult(Result):
         """Run directory: metrics.parquet, meta.json, config.toml, report.md (summary) and report.png."""
         from .storage import save_run
         path = save_run(self, path, config=config, report=False, force=force)
-        (path / "report.md").write_text("# Fenchel game report\n\n" + self.summary().to_markdown(index=False)
-                                        if _has_tabulate() else "# Fenchel game report\n\n"
-                                        + self.summary().to_string(index=False) + "\n")
+        (path / "report.md").write_text("# Fenchel game report\n\n" + self.summary_text(markdown=True) + "\n")
         import matplotlib.pyplot as plt
         ax = self.plot()
         ax.figure.tight_layout()
@@ -109,10 +138,3 @@ class GameResult(Result):
         plt.close(ax.figure)
         return path
 
-
-def _has_tabulate() -> bool:
-    try:
-        import tabulate  # noqa: F401
-        return True
-    except ImportError:
-        return False

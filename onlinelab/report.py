@@ -60,16 +60,10 @@ def plot_regret(result, ax=None, metric: str = "regret", environment=None):
 
 def summary_markdown(result) -> str:
     """report.md: the summary table, each bound's applicability, and violations in capitals."""
-    s = result.summary()
-    lines = [f"# Run report\n", f"T = {result.meta['T']}, replicates = {result.meta['replicates']}, "
+    from .tables import format_table
+    lines = ["# Run report\n", f"T = {result.meta['T']}, replicates = {result.meta['replicates']}, "
              f"seed = {result.meta['seed']}, status: {result.meta['status']}\n",
-             "| learner | environment | regret (95% CI) | bound | ratio | µs / replicate-round |",
-             "|---|---|---|---|---|---|"]
-    for _, r in s.iterrows():
-        bound = "n/a" if r.bound is None or r.bound != r.bound else f"{r.bound:.4g} ({r.bound_name})"
-        ratio = "" if r.ratio is None or r.ratio != r.ratio else f"{r.ratio:.3f}"
-        lines.append(f"| {r.learner} | {r.environment} | {r.regret:.4g} [{r.ci_low:.4g}, {r.ci_high:.4g}] | "
-                     f"{bound} | {ratio} | {r.us_per_replicate_round:.1f} |")
+             format_table(result.summary(), result.SUMMARY_COLUMNS, markdown=True)]
     lines += ["", "## Bounds and their assumptions", ""]
     for _, b in result.bounds().iterrows():
         state = "applies" if b.holds else f"not applicable — failed: {b.failed_assumptions}"

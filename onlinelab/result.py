@@ -22,8 +22,18 @@ from scipy import stats as sps
 
 from .bounds import LossStats
 from .errors import BoundViolationWarning, ConfigError, did_you_mean
+from .tables import Column, format_table
 
 COLUMNS = ["learner", "environment", "replicate", "t", "metric", "value"]
+NO_BOUND = "no bound whose assumptions hold (see Result.bounds())"
+SUMMARY_COLUMNS = [
+    Column("learner", fmt="text"), Column("environment", fmt="text"), Column("replicates", "R", fmt="d"),
+    Column("T", fmt="d"), Column("regret"),
+    Column("ci_low", "95% CI low", na="one replicate: no confidence interval"),
+    Column("ci_high", "95% CI high", na="one replicate: no confidence interval"),
+    Column("bound", na=NO_BOUND), Column("bound_name", "bound name", fmt="text", na=NO_BOUND),
+    Column("ratio", "regret/bound", fmt=".3f", na=NO_BOUND),
+    Column("us_per_replicate_round", "µs/(replicate·round)", fmt=".2f")]
 
 
 def _frame(learner, env_label, t, arrays: dict) -> pd.DataFrame:
@@ -264,6 +274,34 @@ class Result:
                 "us_per_replicate_round": 1e6 * timing["learner_s"][learner] / (n * T),
             })
         return pd.DataFrame(rows)
+
+    #: The columns (:class:`~onlinelab.tables.Column`) of :meth:`summary_text`; a result class of another
+    #: experiment kind sets its own.
+    SUMMARY_COLUMNS = SUMMARY_COLUMNS
+
+    def summary_text(self, markdown: bool = False) -> str:
+        """The summary table as text (what ``onlinelab run`` and ``onlinelab report`` print), then alarms.
+
+        Each column has one number format; a missing value is ``n/a`` with a footnote saying why.  Every
+        violated bound follows as a line in capitals.
+
+        Parameters
+        ----------
+        markdown : bool, default False
+            Write the table in Markdown (report.md).
+        """
+        text = format_table(self.summary(), self.SUMMARY_COLUMNS, markdown=markdown)
+        return "\n".join([text] + self.alarms())
+
+    def alarms(self) -> list[str]:
+        """One line per violated bound (a bound whose assumptions all held, exceeded by the run)."""
+        return [f"!!! BOUND VIOLATED: {b.learner} on {b.environment}: {b.bound} ({b.ref}), worst ratio "
+                f"{b.worst_ratio:.3f} — all its assumptions held; this is a bug or a wrong constant"
+                for _, b in self.violations().iterrows()]
+
+    def exit_status(self) -> int:
+        """The command line's exit status for this run: 3 when an applicable bound was violated, else 0."""
+        return 3 if self.alarms() else 0
 
     def save(self, path, config: dict | None = None, force: bool = False) -> "pathlib.Path":  # noqa: F821
         """Write the run directory (config.toml, meta.json, metrics.parquet, report.png, report.md).

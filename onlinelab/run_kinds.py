@@ -6,8 +6,16 @@ runner; anything else is a regret simulation (:mod:`onlinelab.experiments`).  A 
 the parsed TOML and the command line's overrides and returns a :class:`RunOutcome`; the CLI
 writes the run directory and prints the summary, so every kind behaves alike.
 
->>> sorted(k for k in kinds())[:1]
-['game']
+A kind whose runs need their own result class (its summary table, figure and exit status) names
+it with ``result="module:Class"``; :func:`onlinelab.load_run` reads the kind from the run's
+``meta.json`` (key ``kind``, which the CLI records) and rebuilds that class as ``Class(metrics, meta)``,
+so ``onlinelab report RUN`` prints the right table for every kind.  The class should subclass
+:class:`~onlinelab.Result` and may override ``summary``, ``summary_text``, ``exit_status`` and ``plot``.
+
+>>> print(*sorted(kinds())[:1])
+game
+>>> result_class({"kind": "game"}).__name__, result_class({}).__name__
+('GameResult', 'Result')
 """
 from __future__ import annotations
 
@@ -36,9 +44,16 @@ class RunKind:
     target: str              # "module:function", imported on first use
     listing: str | None = None  # "module:function" returning [(name, description)] for `onlinelab list`
     title: str = ""
+    result: str | None = None   # "module:Class" rebuilding a saved run of this kind; None: onlinelab.Result
 
     def runner(self) -> Callable[..., RunOutcome]:
         return _resolve(self.target)
+
+    def result_class(self) -> type:
+        if self.result is None:
+            from .result import Result
+            return Result
+        return _resolve(self.result)
 
 
 _KINDS: dict[str, RunKind] = {}
@@ -49,11 +64,31 @@ def _resolve(target: str):
     return getattr(importlib.import_module(module), attr)
 
 
-def register_run_kind(key: str, target: str, listing: str | None = None, title: str = "") -> None:
-    """Make a top-level table ``[key]`` run through ``target`` ("module:function")."""
+def register_run_kind(key: str, target: str, listing: str | None = None, title: str = "",
+                      result: str | None = None) -> None:
+    """Make a top-level table ``[key]`` run through ``target`` ("module:function").
+
+    Parameters
+    ----------
+    key : str
+        The top-level TOML table that selects this kind, e.g. ``"game"``.
+    target : str
+        ``"module:function"`` taking ``(data, *, seed, rounds, replicates, progress)`` and returning a
+        :class:`RunOutcome`.
+    listing : str or None, default None
+        ``"module:function"`` returning ``[(name, description)]`` for ``onlinelab list``.
+    title : str, default ""
+        The heading of the listing (default ``key``).
+    result : str or None, default None
+        ``"module:Class"``, the result class a saved run of this kind is loaded as (``Class(metrics, meta)``);
+        None loads it as :class:`~onlinelab.Result`.
+    """
     if not isinstance(key, str) or not key.isidentifier():
         raise ConfigError(f"a run kind's key must be a TOML table name, got {key!r}")
-    _KINDS[key] = RunKind(key, target, listing, title or key)
+    for name, value in (("target", target), ("listing", listing), ("result", result)):
+        if value is not None and (not isinstance(value, str) or ":" not in value):
+            raise ConfigError(f"register_run_kind {name} must be \"module:attribute\", got {value!r}")
+    _KINDS[key] = RunKind(key, target, listing, title or key, result)
 
 
 def kinds() -> dict[str, RunKind]:
@@ -69,9 +104,34 @@ def kind_of(data: dict) -> RunKind | None:
     return _KINDS[found[0]] if found else None
 
 
+def result_class(meta: dict) -> type:
+    """The result class of a saved run: its kind's ``result=`` class, :class:`~onlinelab.Result` for a regret run.
+
+    The kind is ``meta["kind"]``; a run saved without one is recognised by its config's table.
+
+    Parameters
+    ----------
+    meta : dict
+        The run's metadata (``meta.json``, with ``config`` when the run has a config.toml).
+    """
+    key = meta.get("kind")
+    if key is None:
+        found = kind_of(meta["config"]) if isinstance(meta.get("config"), dict) else None
+        key = found.key if found else None
+    if key is None or key == "regret":
+        from .result import Result
+        return Result
+    if key not in _KINDS:
+        from .errors import StorageError
+        raise StorageError(f"this run is of kind {key!r}, which no loaded code registers (known: "
+                           f"{', '.join(sorted(_KINDS))}); load the plugin that registers it (--plugins FILE.py)")
+    return _KINDS[key].result_class()
+
+
 def listings() -> list[tuple[str, list[tuple[str, str]]]]:
     """(title, [(name, description)]) for every kind that lists what it offers."""
     return [(k.title, _resolve(k.listing)()) for k in _KINDS.values() if k.listing]
 
 
-register_run_kind("game", "onlinelab.game_config:run_outcome", "onlinelab.recoveries:listing", "games")
+register_run_kind("game", "onlinelab.game_config:run_outcome", "onlinelab.recoveries:listing", "games",
+                  result="onlinelab.game_result:GameResult")

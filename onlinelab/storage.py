@@ -207,6 +207,10 @@ def read_metrics(file: pathlib.Path) -> pd.DataFrame:
 def load_run(path) -> "Result":  # noqa: F821
     """Read a run directory written by :meth:`Result.save` (or ``onlinelab run``).
 
+    The run comes back as the result class of its kind (``meta.json``'s ``kind``, see
+    :func:`onlinelab.run_kinds.register_run_kind`): a game as a :class:`~onlinelab.game_result.GameResult`,
+    a regret simulation as a :class:`~onlinelab.Result`.
+
     A missing, damaged or incomplete directory raises :class:`~onlinelab.errors.StorageError`
     naming the file and what is wrong; an interrupted run says how to resume it.
 
@@ -215,7 +219,6 @@ def load_run(path) -> "Result":  # noqa: F821
     path : str or path-like
         A run directory containing meta.json and metrics.parquet.
     """
-    from .result import Result
     path = pathlib.Path(path)
     meta_file, metrics_file = path / "meta.json", path / "metrics.parquet"
     if path.is_dir() and meta_file.is_file() and not metrics_file.is_file():
@@ -244,4 +247,5 @@ def load_run(path) -> "Result":  # noqa: F821
             meta["config"] = load_toml(path / "config.toml")
         except ConfigError as exc:
             raise StorageError(f"{str(path / 'config.toml')!r} is damaged: {exc}") from exc
-    return Result(metrics, meta)
+    from .run_kinds import result_class
+    return result_class(meta)(metrics, meta)
