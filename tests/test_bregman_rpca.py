@@ -65,7 +65,7 @@ def test_energy_gradient_is_the_residual():
     m = RobustPCA(X, alpha=1.5, gamma=2.0, reference=False)
     rng = np.random.default_rng(3)
     B = rng.normal(size=(1,) + X.shape) * 3
-    L, S, _ = m.prox(B)
+    (L, S), _ = m.primal_point(B)
     grad = (L + S - X)[0]
     h = 1e-6
     for _ in range(5):

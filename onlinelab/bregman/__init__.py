@@ -2,6 +2,8 @@
 
 * :func:`robust_pca` — Algorithms 7 (linearised Bregman = gradient descent on the dual energy G_τ)
   and 9 (its FISTA acceleration), with the rate curves checked at every checkpoint;
+* :func:`complete_matrix` — Algorithms 10/11 (matrix completion), and :func:`complete_stream`, the
+  online version on a recommender stream that reveals a batch of entries per round;
 * :mod:`~onlinelab.bregman.prox` — soft-thresholding, singular value thresholding and their envelopes;
 * :mod:`~onlinelab.bregman.loop` — :func:`iterate`, the runner every method here shares, and
   :class:`IterationResult`, the tidy table with ``bound:*`` rows.
@@ -11,7 +13,9 @@
 >>> int(res.final("rank").iloc[0])
 1
 """
+from .completion import MatrixCompletion, OnlineCompletion, RecommenderStream, complete_matrix, complete_stream
 from .loop import IterationResult, iterate
 from .rpca import RobustPCA, robust_pca
 
-__all__ = ["IterationResult", "iterate", "RobustPCA", "robust_pca"]
+__all__ = ["IterationResult", "iterate", "RobustPCA", "robust_pca", "MatrixCompletion", "OnlineCompletion",
+           "RecommenderStream", "complete_matrix", "complete_stream"]

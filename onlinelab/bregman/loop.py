@@ -174,8 +174,9 @@ class IterationResult(Result):
         it = self.meta["iteration"]
         row = {"method": self.learners[0], "problem": self.environments[0], "iterations": it["iterations_done"],
                "replicates": self.meta["replicates"]}
+        have = set(self.metrics.metric)
         for m in it["headline"]:
-            row[m] = float(self.final(m).mean())
+            row[m] = float(self.final(m).mean()) if m in have else None
         ok = [b for b in self.meta["bounds"] if b["holds"]]
         best = min(ok, key=lambda b: b["final_bound"]) if ok else None
         row.update(bound=None if best is None else best["final_bound"], bound_name=None if best is None else best["name"],

@@ -30,18 +30,13 @@ Algorithm 7 converges linearly and the 1/k² acceleration shows nothing — theo
 """
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import numpy as np
 
 from .. import validation as v
-from ..bounds import Bound
 from ..errors import ConfigError
+from .linearised import LinearisedBregman
 from .loop import iterate
-from .momentum import Momentum, t_value
-from .prox import l1_envelope, nuclear_envelope, soft_threshold, svd, svt
-
-REF = "theory §6"
+from .prox import l1_envelope, nuclear_envelope, soft_threshold, svt
 
 
 def matrices(X, name: str = "X") -> np.ndarray:
@@ -122,18 +117,10 @@ def check_tau(tau, limit: float, why: str) -> float:
     return tau
 
 
-class RPCAState(NamedTuple):
-    X: np.ndarray        # X^k, the dual iterate (R, n, s)
-    Y: np.ndarray        # the point of the next gradient step (Y^k; = X^k without momentum)
-    L: np.ndarray        # L^k
-    S: np.ndarray        # S^k
-    rank: np.ndarray     # rank(L^k) per replicate
-    k: int
-    t: float             # t_k of the momentum rule
-
-
-class RobustPCA:
+class RobustPCA(LinearisedBregman):
     """Algorithm 7 (``accelerated=False``) or 9 as an iterative method for :func:`~onlinelab.bregman.loop.iterate`.
+
+    A = (I I) on w = (L, S), so ‖A‖² = 2 and τ ≤ ½; R(L, S) = γα‖L‖_* + γ‖S‖₁.
 
     Parameters
     ----------
@@ -158,136 +145,51 @@ class RobustPCA:
     """
 
     headline = ("dual_gap", "residual", "rank", "nnz")
+    lip_A = 2.0
+    refs = ("Algorithm 7", "Algorithm 9")
 
     def __init__(self, X, alpha=None, gamma=None, tau: float = 0.5, accelerated: bool = True,
                  t_rule: str = "recursive", momentum: str = "fista", reference: bool = True, tol: float = 1e-10):
-        self.data = matrices(X)
+        self.b = self.data = matrices(X)
         R, n, s = self.data.shape
-        self.replicates = R
         self.alpha = per_replicate("alpha", alpha, np.full(R, np.sqrt(max(n, s))), R)
         self.gamma = per_replicate("gamma", gamma, 10.0 * robust_scale(self.data), R)
-        self.tau = check_tau(tau, 0.5, "1/‖A‖² for A = (I I): ∇G_τ is 2τ-Lipschitz and the step is 1")
-        self.accelerated = bool(accelerated)
-        Momentum(t_rule, momentum)                       # validates both names
-        self.t_rule, self.momentum = t_rule, momentum
-        self.name = "rpca-alg9" if self.accelerated else "rpca-alg7"
-        self.tol = v.positive_float("tol", tol)
-        self._cache = None
-        self.ref = solve_reference(self) if reference else None
+        tau = check_tau(tau, 0.5, "1/‖A‖² for A = (I I): ∇G_τ is 2τ-Lipschitz and the step is 1")
+        self.name = "rpca-alg9" if accelerated else "rpca-alg7"
+        self.problem = f"robust-pca {n}x{s}"
+        self._setup(tau, accelerated, t_rule, momentum, reference, tol)
 
-    # -- the energy and its gradient ----------------------------------------------------------------------
-    def _factors(self, B, key):
-        if self._cache is not None and self._cache[0] == key:
-            return self._cache[1]
-        fac = svd(self.tau * B)
-        self._cache = (key, fac)
-        return fac
+    def adjoint(self, B):
+        return B            # Aᵀ B = (B, B): both blocks see the same matrix, so one copy (and one SVD) serves
 
-    def prox(self, B, fac=None):
-        """(L, S, rank L) = (SVT_{γα}(τB), soft_γ(τB), …): the primal point of the dual iterate B."""
-        ga = self.gamma * self.alpha
-        L, shrunk = svt(self.tau * B, ga, fac)
-        return L, soft_threshold(self.tau * B, self.gamma[:, None, None]), np.count_nonzero(shrunk, axis=-1)
+    def forward(self, parts):
+        return parts[0] + parts[1]
 
-    def energy(self, B, fac=None) -> np.ndarray:
-        """G_τ(B) per replicate (the dual energy; its minimum is −P⋆/τ)."""
-        tau = self.tau
-        sig = (fac if fac is not None else svd(tau * B))[1]
-        env = nuclear_envelope(sig, self.gamma * self.alpha) + l1_envelope(tau * B, self.gamma)
-        return tau * np.sum(B * B, axis=(1, 2)) - np.sum(B * self.data, axis=(1, 2)) - env / tau
+    def prox(self, Z, fac):
+        L, shrunk = svt(Z, self.gamma * self.alpha, fac)
+        return (L, soft_threshold(Z, self.gamma[:, None, None])), np.count_nonzero(shrunk, axis=-1)
 
-    def primal(self, L, S) -> np.ndarray:
+    def adjoint_sq(self, B):
+        return 2.0 * np.sum(B * B, axis=(1, 2))          # ‖AᵀB‖² = ‖(B, B)‖² = 2‖B‖²
+
+    def envelope(self, Z, fac):
+        return nuclear_envelope(fac[1], self.gamma * self.alpha) + l1_envelope(Z, self.gamma)
+
+    def primal_value(self, parts) -> np.ndarray:
         """½‖L‖² + ½‖S‖² + γα‖L‖_* + γ‖S‖₁ per replicate (P⋆ is its minimum on L + S = X)."""
+        L, S = parts
         nuc = np.linalg.svd(L, compute_uv=False).sum(axis=-1)
         return (0.5 * np.sum(L * L, axis=(1, 2)) + 0.5 * np.sum(S * S, axis=(1, 2)) + self.gamma * self.alpha * nuc
                 + self.gamma * np.abs(S).sum(axis=(1, 2)))
 
-    # -- the method protocol ------------------------------------------------------------------------------
-    def init(self) -> RPCAState:
-        X0 = self.data.copy()
-        z = np.zeros_like(X0)
-        return RPCAState(X0, X0, z, z, np.zeros(self.replicates, dtype=int), 0, 1.0)
+    def feasible(self, parts):
+        return parts[0], self.data - parts[0]
 
-    def step(self, st: RPCAState, k: int, data=None) -> RPCAState:
-        fac = self._factors(st.Y, ("Y", st.k))
-        L, S, rank = self.prox(st.Y, fac)
-        Xn = st.Y - (L + S - self.data)
-        t = st.t
-        if self.accelerated:
-            t_next = t_value(st.k + 2, self.t_rule, t)            # t_{k+2}: β_{k+1} = (t_{k+1} − 1)/t_{k+2}
-            beta = (t - 1.0) / t_next if self.momentum == "fista" else (t_next - 1.0) / t_next
-            Yn, t = Xn + beta * (Xn - st.X), t_next
-        else:
-            Yn = Xn
-        return RPCAState(Xn, Yn, L, S, rank, st.k + 1, t)
+    def metrics(self, st) -> dict:
+        return {**super().metrics(st), "nnz": np.count_nonzero(st.parts[1], axis=(1, 2))}
 
-    def metrics(self, st: RPCAState) -> dict:
-        fac = self._factors(st.X, ("Y", st.k)) if not self.accelerated else svd(self.tau * st.X)
-        G = self.energy(st.X, fac)
-        out = {"residual": 0.5 * np.sum((st.L + st.S - self.data) ** 2, axis=(1, 2)), "rank": st.rank,
-               "nnz": np.count_nonzero(st.S, axis=(1, 2)), "dual_energy": G}
-        if self.ref is not None:
-            out["dual_gap"] = G - self.ref["G_star"]
-        return out
-
-    def rates(self) -> list:
-        if self.ref is None:
-            return []
-        D2 = np.sum((self.data - self.ref["X_hat"]) ** 2, axis=(1, 2))[:, None]          # (R, 1)
-        ok = {f"τ = {self.tau:g} ≤ 1/2 (∇G_τ is 2τ ≤ 1-Lipschitz, step 1)": self.tau <= 0.5,
-              f"G⋆, X̂ from a reference solve with ‖∇G_τ(X̂)‖_F ≤ {self.tol:g}·max(1, ‖X‖_F)": self.ref["converged"]}
-        if not self.accelerated:
-            return [("dual_gap", Bound("gd-1/(2k)", REF + " Algorithm 7 [derived]", "‖X⁰ − X̂‖²/(2k)", ok,
-                                       lambda s: D2 / (2.0 * s.t[None, :]), pointwise=True))]
-        ok[f"β_k = (t_k − 1)/t_{{k+1}}, t_k rule {self.t_rule!r}"] = self.momentum == "fista"
-        return [("dual_gap", Bound("fista-2/(k+1)^2", REF + " Algorithm 9 [std]", "2‖X⁰ − X̂‖²/(k+1)²", ok,
-                                   lambda s: 2.0 * D2 / (s.t[None, :] + 1.0) ** 2, pointwise=True))]
-
-    def describe(self) -> dict:
-        R, n, s = self.data.shape
-        return {"name": self.name, "problem": f"robust-pca {n}x{s}", "params": {
-            "alpha": self.alpha.tolist(), "gamma": self.gamma.tolist(), "tau": self.tau,
-            "accelerated": self.accelerated, "t_rule": self.t_rule, "momentum": self.momentum},
-            "reference": None if self.ref is None else {k: self.ref[k] for k in ("iterations", "converged", "grad_norm",
-                                                                                 "G_star", "G_star_lower")}}
-
-
-def solve_reference(m: RobustPCA, max_iter: int = 50000) -> dict:
-    """FISTA with O'Donoghue–Candès gradient restart on G_τ until ‖∇G_τ‖_F ≤ tol·max(1, ‖X‖_F), per replicate.
-
-    Returns X̂ (R, n, s), ``G_star`` = G_τ(X̂) (an upper bracket), ``G_star_lower`` = −P(L̂, X − L̂)/τ
-    (a feasible primal point: a lower bracket), ``grad_norm``, ``iterations`` and ``converged``.
-
-    Parameters
-    ----------
-    m : RobustPCA
-        The method whose problem to solve.
-    max_iter : int, default 50000
-        Iteration cap; a solve that stops there is marked not converged, which makes the rate
-        curves not applicable (they are still drawn) rather than checked against a wrong G⋆.
-    """
-    X = m.data
-    target = m.tol * np.maximum(1.0, np.sqrt(np.sum(X * X, axis=(1, 2))))
-    x_prev = y = x = X.copy()
-    t, k = 1.0, 0
-    gnorm = np.full(m.replicates, np.inf)
-    while k < max_iter:
-        L, S, _ = m.prox(y)
-        grad = L + S - X
-        x = y - grad
-        gnorm = np.sqrt(np.sum(grad * grad, axis=(1, 2)))
-        k += 1
-        if np.all(gnorm <= target):
-            break
-        restart = np.sum(grad * (x - x_prev), axis=(1, 2)) > 0          # momentum points uphill: reset it
-        t_next = (1.0 + np.sqrt(1.0 + 4.0 * t * t)) / 2.0
-        beta = np.where(restart, 0.0, (t - 1.0) / t_next)[:, None, None]
-        y, x_prev = x + beta * (x - x_prev), x
-        t = 1.0 if restart.all() else t_next
-    L, S, _ = m.prox(x)
-    G = m.energy(x)
-    return {"X_hat": x, "L": L, "S": S, "G_star": G, "G_star_lower": -m.primal(L, X - L) / m.tau,
-            "grad_norm": gnorm.tolist(), "iterations": k, "converged": bool(np.all(gnorm <= target))}
+    def params(self) -> dict:
+        return {"alpha": self.alpha.tolist(), "gamma": self.gamma.tolist()}
 
 
 def robust_pca(X, alpha=None, gamma=None, accelerated: bool = True, iters: int = 500, *, tau: float = 0.5,
@@ -327,6 +229,5 @@ def robust_pca(X, alpha=None, gamma=None, accelerated: bool = True, iters: int =
     """
     method = RobustPCA(X, alpha, gamma, tau, accelerated, t_rule, momentum, reference, tol)
     res = iterate(method, iters, checkpoints=checkpoints)
-    st = res.final_state
-    squeeze = np.asarray(X).ndim == 2
-    return (st.L[0], st.S[0], res) if squeeze else (st.L, st.S, res)
+    L, S = res.final_state.parts
+    return (L[0], S[0], res) if np.asarray(X).ndim == 2 else (L, S, res)
