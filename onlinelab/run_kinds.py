@@ -135,3 +135,5 @@ def listings() -> list[tuple[str, list[tuple[str, str]]]]:
 
 register_run_kind("game", "onlinelab.game_config:run_outcome", "onlinelab.recoveries:listing", "games",
                   result="onlinelab.game_result:GameResult")
+register_run_kind("manifold", "onlinelab.manifold.experiment:run_outcome", "onlinelab.manifold.experiment:listing",
+                  "manifold methods", result="onlinelab.manifold.result:ManifoldResult")

@@ -121,9 +121,10 @@ class LaplacianEigenmaps(ManifoldEstimator):
             fix = f"raise epsilon (now {self.epsilon})"
         elif self.weights == "precomputed":
             fix = "connect the affinity's pieces or embed each component on its own"
+        elif self.weights == "ale":
+            fix = f"raise n_neighbors (now {self.n_neighbors}): ALE joins mutual neighbours only"
         else:
-            fix = f"raise n_neighbors (now {self.n_neighbors})" + (" or use mode='union'" if self.mode == "mutual"
-                                                                   or self.weights == "ale" else "")
+            fix = f"raise n_neighbors (now {self.n_neighbors})" + (" or use mode='union'" if self.mode == "mutual" else "")
         require_connected(W, fix)
         self.affinity_ = W
         self.scales_, self.radii_ = extras.get("scales"), extras.get("radii")

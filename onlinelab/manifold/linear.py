@@ -67,7 +67,7 @@ def _support(Xc: np.ndarray, method: str) -> np.ndarray:
     if r < Xc.shape[1]:
         warnings.warn(f"{method}: the data span {r} of {Xc.shape[1]} dimensions (m = {Xc.shape[0]} points), so "
                       f"the constraint matrix is singular; solving in the {r}-dimensional PCA subspace", UserWarning,
-                      stacklevel=4)
+                      stacklevel=5)
     return Vt[:r].T
 
 
