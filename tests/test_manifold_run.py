@@ -23,6 +23,8 @@ def test_cli_runs_the_example_and_writes_a_run_directory(tmp_path, capsys):
     for f in ("metrics.parquet", "meta.json", "config.toml", "report.md", "report.png"):
         assert (tmp_path / "r" / f).is_file()
     res = load_run(tmp_path / "r")
+    assert type(res).__name__ == "ManifoldResult" and res.meta["kind"] == "manifold"
+    assert main(["report", str(tmp_path / "r")]) == 0 and "trustworthiness" in capsys.readouterr().out
     assert set(res.metrics.method) == set(load_toml(EXAMPLE)["manifold"]["methods"])
     assert {"learner", "environment", "replicate", "t", "metric", "value", "n_neighbors"} <= set(res.metrics.columns)
     assert "Spectral embedding report" in (tmp_path / "r" / "report.md").read_text()
