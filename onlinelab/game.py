@@ -15,6 +15,8 @@ iterates themselves are ``result.x_avg[t]`` ((R, n) per checkpoint t; the final 
 The chain suboptimality ≤ gap ≤ x_avg_regret + y_avg_regret (theory §3.3 Theorem) is checked
 at every checkpoint; a breach is listed in ``meta["game"]["breaches"]`` and raised as a
 :class:`~onlinelab.errors.BoundViolationWarning`.
+The round loop itself, :func:`run_rounds`, is shared with the other games (the dual embedding
+game of :mod:`onlinelab.embedding_game`).
 
 >>> import onlinelab as ol
 >>> from onlinelab.recoveries import gd_averaging
@@ -60,6 +62,74 @@ class _Player:
         self.rng = BatchRNG.from_seed(seed, "game", f"{role}:{learner.name}", ctx.replicates)
         self.state = learner.init(ctx, self.rng)
         self.prescient = bool(getattr(learner, "prescient", False))
+
+
+def run_rounds(players: dict, order: tuple, T: int, loss_for, on_plays, after_updates=None) -> dict:
+    """The two-player round loop every game shares, on one simpy clock (theory §3.3).
+
+    Round t: the first mover acts and succeeds its play event; a prescient second mover waits on
+    that event and acts seeing ``loss_for(role, opponent_play)``, any other acts blind.  Each player
+    then updates on its loss from the opponent's play.  A referee waits for both plays and calls
+    ``on_plays(t, {role: Play})``, then, once both updates are done, ``after_updates(t)``.
+
+    Parameters
+    ----------
+    players : dict
+        Role → an object with ``learner``, ``state``, ``rng`` and ``prescient`` (the state is replaced
+        in place after each update).
+    order : tuple of str
+        ``(first, second)``: the two roles in move order.
+    T : int
+        Number of rounds.
+    loss_for : callable
+        ``loss_for(role, opponent_play)`` → the loss object that role is charged this round.
+    on_plays : callable
+        ``on_plays(t, plays)`` with ``plays`` the role → Play map of round t.
+    after_updates : callable or None, default None
+        ``after_updates(t)``, called after both players updated on round t.
+
+    Returns
+    -------
+    dict
+        Role → seconds spent in ``act`` and ``update``.
+    """
+    first, second = order
+    sim = simpy.Environment()
+    plays = {p: [sim.event() for _ in range(T + 1)] for p in order}
+    runtime = {p: 0.0 for p in order}
+
+    def player(sim, role):
+        me, other = players[role], (second if role == first else first)
+        for t in range(1, T + 1):
+            if role == second and me.prescient:
+                yield plays[other][t]                                   # wait on the opponent's play event
+                t0 = time.perf_counter()
+                play = me.learner.act(me.state, me.rng, loss=loss_for(role, plays[other][t].value))
+            else:
+                t0 = time.perf_counter()
+                play = me.learner.act(me.state, me.rng)
+            runtime[role] += time.perf_counter() - t0
+            plays[role][t].succeed(play)
+            opp = yield plays[other][t]
+            t0 = time.perf_counter()
+            me.state = me.learner.update(me.state, play, Feedback("full", loss=loss_for(role, opp)), me.rng)
+            runtime[role] += time.perf_counter() - t0
+            yield sim.timeout(1)
+
+    def referee(sim):
+        for t in range(1, T + 1):
+            got = yield plays[first][t] & plays[second][t]
+            on_plays(t, {role: got[plays[role][t]] for role in order})
+            yield sim.timeout(0.5)                                      # after both updates of round t
+            if after_updates is not None:
+                after_updates(t)
+            yield sim.timeout(0.5)
+
+    sim.process(player(sim, first))
+    sim.process(player(sim, second))
+    sim.process(referee(sim))
+    sim.run()
+    return runtime
 
 
 def play_game(f: ConvexFunction, x_player: Learner, y_player: Learner, *, T: int, replicates: int = 1,
@@ -116,55 +186,29 @@ def play_game(f: ConvexFunction, x_player: Learner, y_player: Learner, *, T: int
     rows: dict[str, list] = {}
     averages: dict[int, np.ndarray] = {}
     breaches: list[dict] = []
-    sim = simpy.Environment()
-    plays = {p: [sim.event() for _ in range(T + 1)] for p in ("x", "y")}
-    runtime = {"x": 0.0, "y": 0.0}
 
     def loss_for(role, other_play):
-        return LinearLoss(other_play, f.domain) if role == "x" else ConjugateLoss(f, other_play)
+        return LinearLoss(other_play.mixed, f.domain) if role == "x" else ConjugateLoss(f, other_play.mixed)
 
-    def player(sim, role):
-        me, other = players[role], ("y" if role == "x" else "x")
-        for t in range(1, T + 1):
-            if role == second and me.prescient:
-                yield plays[other][t]                                   # wait on the opponent's play event
-                t0 = time.perf_counter()
-                play = me.learner.act(me.state, me.rng, loss=loss_for(role, plays[other][t].value.mixed))
-            else:
-                t0 = time.perf_counter()
-                play = me.learner.act(me.state, me.rng)
-            runtime[role] += time.perf_counter() - t0
-            plays[role][t].succeed(play)
-            opp = yield plays[other][t]
-            t0 = time.perf_counter()
-            me.state = me.learner.update(me.state, play, Feedback("full", loss=loss_for(role, opp.mixed)), me.rng)
-            runtime[role] += time.perf_counter() - t0
-            yield sim.timeout(1)
+    def on_plays(t, got):
+        x, y = np.asarray(got["x"].mixed), np.asarray(got["y"].mixed)
+        a = alpha(t)
+        sums["A"] += a
+        sums["x"] += a * x
+        sums["y"] += a * y
+        sums["xy"] += a * np.einsum("ri,ri->r", x, y)
+        sums["fy"] += a * f.conjugate(y)
 
-    def referee(sim):
-        for t in range(1, T + 1):
-            got = yield plays["x"][t] & plays["y"][t]
-            x, y = np.asarray(got[plays["x"][t]].mixed), np.asarray(got[plays["y"][t]].mixed)
-            a = alpha(t)
-            sums["A"] += a
-            sums["x"] += a * x
-            sums["y"] += a * y
-            sums["xy"] += a * np.einsum("ri,ri->r", x, y)
-            sums["fy"] += a * f.conjugate(y)
-            yield sim.timeout(0.5)                                      # after both updates of round t
-            z = getattr(players["x"].state, "z", None)
-            if z is not None:
-                sums["x_next"] += np.asarray(z)                         # x_{t+1}, for the shifted average
-            if t in ckpts:
-                _checkpoint(f, fstar, t, sums, rows, breaches)
-                averages[t] = sums["x"] / sums["A"]
-            yield sim.timeout(0.5)
+    def after_updates(t):
+        z = getattr(players["x"].state, "z", None)
+        if z is not None:
+            sums["x_next"] += np.asarray(z)                             # x_{t+1}, for the shifted average
+        if t in ckpts:
+            _checkpoint(f, fstar, t, sums, rows, breaches)
+            averages[t] = sums["x"] / sums["A"]
 
-    sim.process(player(sim, first))
-    sim.process(player(sim, second))
-    sim.process(referee(sim))
     start = time.perf_counter()
-    sim.run()
+    runtime = run_rounds(players, (first, second), T, loss_for, on_plays, after_updates)
     wall = time.perf_counter() - start
     label = label or f"{xl.name} vs {yl.name}"
     meta = {"kind": "game", "T": T, "replicates": R, "seed": seed, "status": "complete", "f_star": fstar,

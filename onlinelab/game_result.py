@@ -68,7 +68,7 @@ class GameResult(Result):
         rows = []
         for b in bounds:
             curve = self.final(f"bound:{b.name}").mean()
-            sub, bc = self._by_replicate(bound_metric(b.name)), self._by_replicate(f"bound:{b.name}")   # (C, R)
+            sub, bc = self._by_replicate(self.bound_metric(b.name)), self._by_replicate(f"bound:{b.name}")  # (C, R)
             if not b.pointwise:     # a bound in expectation: compare the replicate means
                 sub, bc = sub.mean(axis=1), bc.mean(axis=1)
             ratio = (sub / np.maximum(bc, 1e-300)).max()
@@ -77,6 +77,16 @@ class GameResult(Result):
                          "pointwise": b.pointwise, "final_bound": float(curve), "worst_ratio": float(ratio),
                          "violated": bool(b.holds and ratio > 1)})
         self.meta.setdefault("bounds", rows)
+
+    def bound_metric(self, name: str) -> str:
+        """The metric the rate curve ``name`` bounds (games with another payoff override this).
+
+        Parameters
+        ----------
+        name : str
+            The bound's name.
+        """
+        return bound_metric(name)
 
     def _by_replicate(self, metric: str) -> np.ndarray:
         """Values of ``metric`` as a (checkpoints, replicates) array."""

@@ -1,0 +1,212 @@
+"""Near-isometric embedding as a game on the simulator's round loop (theory §5, docs/theory/05-near-isometric.md).
+
+Φ(λ, P) = 1 − ⟨M(λ), P⟩ is bilinear in λ ∈ Δₙ and P in the Fantope F_k.  The λ-player is the
+registered ``omd`` learner (Euclidean, on the simplex, constant step η) charged the linear loss
+λ ↦ ⟨c_t, λ⟩ with c_t,i = ‖V_tᵀx_i‖²; the P-player, :class:`TopKResponse`, is BESTRESP+: it sees
+λ_t and plays the top-k eigenvectors V_t of M(λ_t).  Together they are exactly the source's
+Algorithm 1, λ_{t+1} = Π_Δ(λ_t + η∇g(λ_t)), played by :func:`onlinelab.game.run_rounds`.
+
+At each checkpoint t the referee logs (one replicate): ``dual`` g(λ̄_t) and ``dual_best`` (the
+largest g seen: every g(λ) ≤ p⋆), ``distortion_best`` min_{s≤t} ε(V_s), ``distortion_average``
+ε(top-k of M(λ̄_t)), ``distortion_projector`` max_i(1 − x_iᵀP̄_t x_i) with P̄_t = (1/t)Σ V_sV_sᵀ,
+``distortion`` = the better of best and average (the output), ``gap`` ε(P̄_t) − g(λ̄_t),
+``regret`` (the λ-player's average regret, ε(P̄_t) − (1/t)Σ(1 − ⟨c_s, λ_s⟩)) and the rate curves of
+:mod:`onlinelab.embedding_bounds` as ``bound:*`` rows (they bound ``regret``).  Checked every
+checkpoint (a breach is listed in ``meta["game"]["breaches"]`` and warned as a
+:class:`~onlinelab.errors.BoundViolationWarning`): the bracket dual_best ≤ p⋆ ≤ distortion, the
+Fantope bracket g(λ̄) ≤ ε(P̄), and gap ≤ regret.
+
+>>> import numpy as np
+>>> from onlinelab.embedding_dual import unit_differences
+>>> X = unit_differences(np.random.default_rng(0).standard_normal((12, 5)))
+>>> res = play_embedding_game(X, 2, T=50, eta=0.05)
+>>> int(res.summary().breaches.iloc[0]), bool(res.final("dual").iloc[0] <= res.final("distortion").iloc[0])
+(0, True)
+"""
+from __future__ import annotations
+
+import time
+import warnings
+from typing import NamedTuple
+
+import numpy as np
+
+from .base import Learner
+from .domains import Simplex
+from .embedding_bounds import centred_bound, ld_bound
+from .embedding_dual import captured, check_k, pick_solver, top_k
+from .embedding_result import EmbeddingResult
+from .errors import BoundViolationWarning
+from .game import _Player, run_rounds
+from .game_result import game_frame
+from .learners.mirror_descent import OMD
+from .protocol import Context, Play
+from .simulator import _checkpoints
+from .vector_losses import LinearLoss
+
+BRACKET_TOL = 1e-9
+
+
+class PairWeights:
+    """The P-player's loss at λ: P ↦ 1 − ⟨M(λ), P⟩ on the Fantope, given by X and λ (never forming M).
+
+    Parameters
+    ----------
+    X : numpy.ndarray, shape (n, d)
+        Unit rows x_i.
+    lam : numpy.ndarray, shape (n,)
+        The λ-player's weights this round.
+    """
+
+    kind = "embedding-dual"
+    is_linear = True
+
+    def __init__(self, X, lam):
+        self.X, self.lam = X, lam
+
+
+class TopKState(NamedTuple):
+    warm: object      # the solver's last block (LOBPCG warm start); None for the dense solver
+    t: int            # rounds completed
+
+
+class TopKResponse(Learner):
+    """BESTRESP+ on the Fantope F_k: play the top-k eigenvectors of M(λ_t) (theory §5).
+
+    Prescient: it sees the λ-player's weights before playing, so its regret is ≤ 0.  The play's
+    ``mixed`` is V (d × k); ``info`` carries the eigenvalues ``mu`` and ``captured`` = ‖Vᵀx_i‖².
+
+    Parameters
+    ----------
+    n_components : int
+        k, the number of eigenvectors (the embedding's dimension).
+    solver : {"dense", "lobpcg"}, default "dense"
+        How the top-k is computed (:func:`onlinelab.embedding_dual.top_k`); ``lobpcg`` is matrix-free
+        and warm-started from the previous round's block.
+    tol : float, default 1e-9
+        LOBPCG residual tolerance.
+    """
+
+    prescient = True
+    plays = "fantope"
+    loss_needs = frozenset({"linear"})
+
+    def __init__(self, n_components, solver="dense", tol=1e-9):
+        self.n_components, self.solver, self.tol = n_components, solver, tol
+
+    def init(self, ctx, rng) -> TopKState:
+        return TopKState(None, 0)
+
+    def act(self, state, rng, loss=None) -> Play:
+        out = top_k(loss.X, loss.lam, self.n_components, solver=self.solver, warm=state.warm, tol=self.tol)
+        mu, V = out[0], out[1]
+        return Play(V, info={"mu": mu, "captured": captured(loss.X, V), "warm": out[2] if len(out) > 2 else None})
+
+    def update(self, state, play, feedback, rng) -> TopKState:
+        return TopKState(play.info["warm"], state.t + 1)
+
+
+def play_embedding_game(X: np.ndarray, k: int, *, T: int = 120, eta: float, solver: str = "auto",
+                        checkpoints=None, tol: float = 1e-9, label: str | None = None) -> EmbeddingResult:
+    """Play the dual embedding game on unit rows ``X`` for ``T`` rounds; see the module docstring.
+
+    Parameters
+    ----------
+    X : numpy.ndarray, shape (n, d)
+        Unit rows x_i (see :func:`onlinelab.embedding_dual.unit_differences`).
+    k : int
+        Target dimension, 1 ≤ k < d.
+    T : int, default 120
+        Rounds (iterations of Algorithm 1).
+    eta : float
+        The λ-player's constant step η > 0.
+    solver : {"auto", "dense", "lobpcg"}, default "auto"
+        The top-k solver (:func:`onlinelab.embedding_dual.pick_solver`).
+    checkpoints : int, list of int or None, default None
+        Rounds at which the history is logged (as in :func:`onlinelab.simulate`); T is always one.
+    tol : float, default 1e-9
+        LOBPCG residual tolerance.
+    label : str or None, default None
+        Name of the run in the result.
+    """
+    n, d = X.shape
+    k = check_k(k, d)
+    solver = pick_solver(solver, n, d, k)
+    ckpts = [int(c) for c in _checkpoints(T, checkpoints)]
+    lam_player = OMD(regularizer="euclidean", gamma=eta, domain="simplex")
+    p_player = TopKResponse(k, solver=solver, tol=tol)
+    players = {"lambda": _Player("lambda", lam_player, Context(d=n, T=T, replicates=1, domain="simplex"), 0),
+               "P": _Player("P", p_player, Context(d=d, T=T, replicates=1, domain=f"fantope:{k}"), 0)}
+    simplex = Simplex(n)
+    s = {"lam": np.zeros(n), "c": np.zeros(n), "P": np.zeros((d, d)), "payoff": 0.0, "g_best": -np.inf,
+         "eps_best": np.inf, "V_best": None, "lam_best": None, "warm_avg": None, "V_avg": None, "cur": None}
+    rows: dict[str, list] = {}
+    breaches: list[dict] = []
+
+    def loss_for(role, other_play):
+        if role == "P":
+            return PairWeights(X, np.asarray(other_play.mixed)[0])
+        return LinearLoss(other_play.info["captured"][None, :], simplex)
+
+    def on_plays(t, plays):
+        lam, V, info = np.asarray(plays["lambda"].mixed)[0], plays["P"].mixed, plays["P"].info
+        c = info["captured"]
+        s["lam"] += lam
+        s["c"] += c
+        s["P"] += V @ V.T
+        s["payoff"] += 1.0 - float(c @ lam)                 # Φ(λ_t, P_t) = g(λ_t) for an exact best response
+        s["g_best"] = max(s["g_best"], 1.0 - float(np.sum(info["mu"])))
+        eps = 1.0 - float(c.min())
+        if eps < s["eps_best"]:
+            s["eps_best"], s["V_best"], s["lam_best"] = eps, V, lam
+
+    def after_updates(t):
+        if t in ckpts:
+            _checkpoint(t)
+
+    def _checkpoint(t):
+        lam_bar = s["lam"] / t
+        out = top_k(X, lam_bar, k, solver=solver, warm=s["warm_avg"], tol=tol)
+        s["warm_avg"], s["V_avg"] = (out[2] if len(out) > 2 else None), out[1]
+        g_avg = 1.0 - float(np.sum(out[0]))
+        s["g_best"] = max(s["g_best"], g_avg)
+        eps_avg = 1.0 - float(captured(X, out[1]).min())
+        eps_P = 1.0 - float((s["c"] / t).min())
+        regret = eps_P - s["payoff"] / t
+        values = {"dual": g_avg, "dual_best": s["g_best"], "distortion_best": s["eps_best"],
+                  "distortion_average": eps_avg, "distortion_projector": eps_P,
+                  "distortion": min(s["eps_best"], eps_avg), "gap": eps_P - g_avg, "regret": regret}
+        for key, val in values.items():
+            rows.setdefault(key, []).append(np.array([val]))
+        checks = (("dual_best ≤ p⋆ ≤ distortion", s["g_best"], values["distortion"]),
+                  ("g(λ̄) ≤ ε(P̄) (Fantope bracket)", g_avg, eps_P),
+                  ("gap ≤ regret", values["gap"], regret))
+        for which, lhs, rhs in checks:
+            if lhs > rhs + BRACKET_TOL * (1 + abs(lhs) + abs(rhs)):
+                breaches.append({"t": t, "which": which, "replicate": 0, "lhs": float(lhs), "rhs": float(rhs)})
+
+    start = time.perf_counter()
+    runtime = run_rounds(players, ("lambda", "P"), T, loss_for, on_plays, after_updates)
+    wall = time.perf_counter() - start
+    bounds = [ld_bound(n, eta), centred_bound(n, eta, T)]
+    label = label or f"omd vs top-k (k = {k})"
+    env = f"{n} pairs in dimension {d}"
+    use_best = s["eps_best"] < rows["distortion_average"][-1][0]
+    meta = {"T": T, "replicates": 1, "seed": 0, "status": "complete",
+            "game": {"kind": "near-isometric embedding", "n_pairs": n, "d": d, "k": k, "eta": eta, "solver": solver,
+                     "order": "lambda-first", "breaches": breaches, "output": "best" if use_best else "average",
+                     "x_player": {"name": "omd", "params": lam_player.get_params()},
+                     "y_player": {"name": "top-k", "params": p_player.get_params()}},
+            "timings": {env: {"wall_s": wall, "learner_s": {label: runtime["lambda"] + runtime["P"]}}},
+            "environments": {env: {"name": "embedding-dual", "d": d, "adaptive": False}},
+            "learners": {label: {"name": label, "params": {}}}}
+    result = EmbeddingResult(game_frame(label, env, ckpts, rows, bounds), meta, bounds)
+    T_bar = s["lam"] / T
+    result.solution = {"V_best": s["V_best"], "lambda_best": s["lam_best"], "V_average": s["V_avg"],
+                       "lambda_average": T_bar, "projector": s["P"] / T,
+                       "V": s["V_best"] if use_best else s["V_avg"],
+                       "lambda": s["lam_best"] if use_best else T_bar}
+    for b in breaches:
+        warnings.warn(f"EMBEDDING BRACKET BREACHED at t = {b['t']}: {b['which']} ({b['lhs']:.6g} > {b['rhs']:.6g}); "
+                      "theory §5 says this cannot happen — a bug", BoundViolationWarning, stacklevel=2)
+    return result

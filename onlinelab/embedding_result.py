@@ -1,0 +1,128 @@
+"""The result of the dual embedding game: the game's tidy table, an embedding summary and figure (theory §5).
+
+Metrics per checkpoint (one replicate): ``dual``, ``dual_best``, ``distortion_best``,
+``distortion_average``, ``distortion_projector``, ``distortion``, ``gap``, ``regret`` and the rate
+curves ``bound:LD/sqrt(T)`` and ``bound:centred``, which bound ``regret`` pointwise (the game is
+deterministic).  ``history()`` pivots them to one row per checkpoint.
+
+>>> import numpy as np
+>>> from onlinelab.embedding_dual import unit_differences
+>>> from onlinelab.embedding_game import play_embedding_game
+>>> res = play_embedding_game(unit_differences(np.eye(4)[:3] + 0.1), 1, T=8, eta=0.1, checkpoints=[4])
+>>> list(res.history().t)
+[4, 8]
+"""
+from __future__ import annotations
+
+import pathlib
+
+import numpy as np
+import pandas as pd
+
+from .game_result import GameResult
+
+SHOWN = ("dual", "distortion_best", "distortion_average", "distortion_projector")
+
+
+class EmbeddingResult(GameResult):
+    """A :class:`~onlinelab.game_result.GameResult` whose rate curves bound the λ-player's ``regret``.
+
+    ``solution`` (filled by :func:`onlinelab.embedding_game.play_embedding_game`) holds the output
+    V, its λ, both candidates (best iterate, average) and the averaged projector P̄.
+
+    Parameters
+    ----------
+    metrics : pandas.DataFrame
+        The tidy metrics table.
+    meta : dict
+        Run metadata (``meta["game"]`` describes the embedding game).
+    bounds : sequence of Bound, default ()
+        The rate curves drawn and checked against ``regret``.
+    """
+
+    def __init__(self, metrics, meta, bounds=()):
+        self.solution: dict = {}
+        super().__init__(metrics, meta, bounds)
+
+    def bound_metric(self, name: str) -> str:
+        """Every curve of theory §5 bounds the λ-player's average regret.
+
+        Parameters
+        ----------
+        name : str
+            The bound's name.
+        """
+        return "regret"
+
+    def history(self) -> pd.DataFrame:
+        """One row per checkpoint t, one column per metric (bound curves included)."""
+        wide = self.metrics.pivot_table(index="t", columns="metric", values="value", aggfunc="first")
+        wide.columns.name = None
+        return wide.reset_index()
+
+    def summary(self) -> pd.DataFrame:
+        """One row: n, d, k, T, η, the bracket (dual_best, distortion), gap, regret and the tightest rate bound."""
+        g = self.meta["game"]
+        last = self.history().iloc[-1]
+        ok = [b for b in self.meta.get("bounds", []) if b["holds"]]
+        best = min(ok, key=lambda b: b["final_bound"]) if ok else None
+        row = {"pairs": g["n_pairs"], "d": g["d"], "k": g["k"], "T": self.meta["T"], "eta": g["eta"],
+               "dual_bound": float(last["dual_best"]), "max_distortion": float(last["distortion"]),
+               "output": g["output"], "projector": float(last["distortion_projector"]), "gap": float(last["gap"]),
+               "regret": float(last["regret"]), "bound": None if best is None else best["final_bound"],
+               "bound_name": None if best is None else best["name"], "breaches": len(g["breaches"])}
+        return pd.DataFrame([row])
+
+    def plot(self, ax=None, metric=None, environment=None):
+        """Dual value and the three distortions against t, with the bracket shaded; returns the Axes.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes or None, default None
+            Where to draw; a new figure when None.
+        metric : str or None, default None
+            Unused (the figure always shows the bracket).
+        environment : str or None, default None
+            Unused (one instance per result).
+        """
+        import matplotlib.pyplot as plt
+        if ax is None:
+            _, ax = plt.subplots(figsize=(6.4, 4.8))
+        h = self.history()
+        for i, m in enumerate(SHOWN):
+            ax.plot(h["t"], h[m], color=f"C{i}", lw=2 if m == "dual" else 1.5, label=m)
+        ax.fill_between(h["t"], h["dual_best"], h["distortion"], color="0.85", label="bracket of p⋆")
+        ax.set_xscale("log")
+        ax.set_xlabel("round t")
+        ax.set_ylabel("maximum distortion")
+        g = self.meta["game"]
+        ax.set_title(f"dual embedding game: n = {g['n_pairs']}, d = {g['d']}, k = {g['k']}", fontsize=8)
+        ax.legend(fontsize=7)
+        ax.grid(True, which="both", alpha=0.2)
+        return ax
+
+    def save(self, path, config: dict | None = None, force: bool = False) -> pathlib.Path:
+        """Run directory: metrics.parquet, meta.json, config.toml, report.md, report.png and solution.npz.
+
+        Parameters
+        ----------
+        path : str or pathlib.Path
+            The run directory to create.
+        config : dict or None, default None
+            The resolved config, written as config.toml.
+        force : bool, default False
+            Overwrite a non-empty directory.
+        """
+        from .storage import save_run
+        path = save_run(self, path, config=config, report=False, force=force)
+        (path / "report.md").write_text("# Near-isometric embedding report\n\n"
+                                        + self.summary().to_string(index=False) + "\n\n"
+                                        + self.history().to_string(index=False) + "\n")
+        arrays = {k: np.asarray(val) for k, val in self.solution.items() if val is not None}
+        np.savez(path / "solution.npz", **arrays)
+        import matplotlib.pyplot as plt
+        ax = self.plot()
+        ax.figure.tight_layout()
+        ax.figure.savefig(path / "report.png", dpi=110)
+        plt.close(ax.figure)
+        return path
