@@ -1,7 +1,9 @@
 """Stochastic online convex losses on a real data set: each round a random mini-batch's regularised risk.
 
 * ``logistic-data`` — ℓ_t(x) = (1/b)Σ_{i∈B_t} log(1 + e^{−y_i a_i·x}) + (λ/2)‖x‖²;
-* ``huber-data``    — ℓ_t(x) = (1/b)Σ_{i∈B_t} huber_δ(a_i·x − y_i) + (λ/2)‖x‖².
+* ``huber-data``    — ℓ_t(x) = (1/b)Σ_{i∈B_t} huber_δ(a_i·x − y_i) + (λ/2)‖x‖²;
+* ``hinge-data``    — ℓ_t(x) = (1/b)Σ_{i∈B_t} max(0, 1 − y_i a_i·x) + (λ/2)‖x‖² (the soft-margin SVM online,
+  theory §9; subgradients, comparator through the SVM dual).
 
 The samples are scikit-learn's bundled breast-cancer data (:func:`onlinelab.datasets.load_data`);
 B_t is b indices drawn uniformly with replacement, independently per replicate (oblivious, i.i.d.).
@@ -98,3 +100,25 @@ class HuberData(_DataStream):
                  delta: float = 1.0):
         self.delta = v.positive_float("delta", delta)
         self._setup(dataset, batch, lam, radius, self.delta)
+
+
+@ol.register_environment("hinge-data")
+class HingeData(_DataStream):
+    """The soft-margin SVM's hinge loss on mini-batches of the breast-cancer data, ridge λ (theory §9).
+
+    Parameters
+    ----------
+    dataset : str, default "breast-cancer"
+        Bundled scikit-learn data set to stream.
+    batch : int, default 1
+        Mini-batch size b of each round's risk.
+    lam : float, default 0.01
+        Ridge weight λ (the losses are λ-strongly convex).
+    radius : float, default 2.0
+        Half-width r of the box domain [−r, r]ⁿ.
+    """
+
+    loss_name = "hinge"
+
+    def __init__(self, dataset: str = "breast-cancer", batch: int = 1, lam: float = 0.01, radius: float = 2.0):
+        self._setup(dataset, batch, lam, radius)

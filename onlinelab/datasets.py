@@ -10,7 +10,10 @@ Every objective here is a weighted *empirical risk*
 * ``logistic`` φ(z) = log(1 + e^{−z}) on margins z = y_i a_i·x (ã_i = y_i a_i, o_i = 0), |φ'| ≤ 1, φ'' ≤ ¼;
   φ*(u) = (−u)log(−u) + (1+u)log(1+u) on [−1, 0];
 * ``huber``    φ(r) = r²/2 for |r| ≤ δ, δ(|r| − δ/2) beyond, on residuals r = a_i·x − y_i; |φ'| ≤ δ, φ'' ≤ 1;
-  φ*(u) = u²/2 on [−δ, δ].
+  φ*(u) = u²/2 on [−δ, δ];
+* ``hinge``    φ(z) = max(0, 1 − z) on margins (the soft-margin SVM, theory §9), subgradient −1 for z < 1,
+  |φ'| ≤ 1, not smooth; φ*(u) = u on [−1, 0].  Its argmin is solved through the dual box-QP
+  (:func:`onlinelab.bregman.svm.hinge_argmin`), since L-BFGS-B is not meant for kinks.
 
 :class:`Risk` evaluates F, ∇F and argmin_K F − ⟨s, ·⟩ (scipy L-BFGS-B, bounds for a box, gradient
 tolerance 1e-12) for rows of weights; :class:`DataObjective` is the full-data risk (c_i = 1/N,
@@ -60,21 +63,25 @@ class Margin:
     """A scalar convex loss φ with φ', φ* and the constants the bounds need (slope ≤ ``lip``, φ'' ≤ ``smooth``)."""
 
     def __init__(self, name: str, delta: float = 1.0):
-        self.name = v.choice("loss", name, ("logistic", "huber"))
+        self.name = v.choice("loss", name, ("logistic", "huber", "hinge"))
         self.delta = v.positive_float("delta", delta)
-        self.lip, self.smooth = (1.0, 0.25) if name == "logistic" else (self.delta, 1.0)
+        self.lip, self.smooth = {"logistic": (1.0, 0.25), "huber": (self.delta, 1.0), "hinge": (1.0, np.inf)}[name]
 
     def design(self, A, y):
         """(Ã, o) with z_i = ã_i·x − o_i the loss's argument (margins or residuals)."""
-        return (A * y[:, None], np.zeros_like(y)) if self.name == "logistic" else (A, y)
+        return (A * y[:, None], np.zeros_like(y)) if self.name in ("logistic", "hinge") else (A, y)
 
     def phi(self, z):
         if self.name == "logistic":
             return np.logaddexp(0.0, -z)
+        if self.name == "hinge":
+            return np.maximum(0.0, 1.0 - z)
         a = np.abs(z)
         return np.where(a <= self.delta, 0.5 * z * z, self.delta * (a - 0.5 * self.delta))
 
     def dphi(self, z):
+        if self.name == "hinge":
+            return np.where(z < 1.0, -1.0, 0.0)
         return -expit(-z) if self.name == "logistic" else np.clip(z, -self.delta, self.delta)
 
     def conjugate(self, u):
@@ -86,6 +93,8 @@ class Margin:
             with np.errstate(divide="ignore", invalid="ignore"):
                 ent = np.where(p > 0, p * np.log(p), 0.0) + np.where(p < 1, (1 - p) * np.log1p(-p), 0.0)
             return np.where(inside, ent, np.inf)
+        if self.name == "hinge":
+            return np.where((u >= -1 - 1e-12) & (u <= 1e-12), u, np.inf)
         return np.where(np.abs(u) <= self.delta * (1 + 1e-12), 0.5 * u * u, np.inf)
 
 
@@ -117,6 +126,9 @@ class Risk:
                               "use domain 'box:lo:hi' or 'euclidean'")
         c, rho = np.atleast_2d(c), np.broadcast_to(np.asarray(rho, dtype=float), (np.atleast_2d(c).shape[0],))
         s = np.zeros((c.shape[0], self.n)) if s is None else np.asarray(s, dtype=float)
+        if self.margin.name == "hinge" and np.all(rho > 0):
+            from .bregman.svm import hinge_argmin
+            return hinge_argmin(self.At, c, rho, s, domain, 1e-9)
         bounds = [(domain.lo, domain.hi)] * self.n if domain.kind == "box" else None
         out = np.empty((c.shape[0], self.n))
         for r in range(c.shape[0]):

@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import validation as v
 from ..bounds import Bound
-from .momentum import Momentum, t_value
+from .momentum import Momentum, restarted_fista, t_value
 from .prox import svd
 
 
@@ -158,22 +158,7 @@ class LinearisedBregman:
         """
         b = self.b
         target = self.tol * np.maximum(1.0, np.sqrt(np.sum(b * b, axis=(1, 2))))
-        x_prev, y, x = b.copy(), b.copy(), b.copy()
-        t, k = 1.0, 0
-        gnorm = np.full(self.replicates, np.inf)
-        while k < max_iter:
-            parts, _ = self.primal_point(y)
-            grad = self.forward(parts) - b
-            x = y - grad
-            gnorm = np.sqrt(np.sum(grad * grad, axis=(1, 2)))
-            k += 1
-            if np.all(gnorm <= target):
-                break
-            restart = np.sum(grad * (x - x_prev), axis=(1, 2)) > 0        # momentum points uphill: reset it
-            t_next = (1.0 + np.sqrt(1.0 + 4.0 * t * t)) / 2.0
-            beta = np.where(restart, 0.0, (t - 1.0) / t_next)[:, None, None]
-            y, x_prev = x + beta * (x - x_prev), x
-            t = 1.0 if restart.all() else t_next
+        x, gnorm, k = restarted_fista(lambda y: y - (self.forward(self.primal_point(y)[0]) - b), b, target, max_iter)
         parts, _ = self.primal_point(x)
         return {"X_hat": x, "parts": parts, "G_star": self.energy(x),
                 "G_star_lower": -self.primal_value(self.feasible(parts)) / self.tau,

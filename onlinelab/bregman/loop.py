@@ -180,7 +180,7 @@ class IterationResult(Result):
         ok = [b for b in self.meta["bounds"] if b["holds"]]
         best = min(ok, key=lambda b: b["final_bound"]) if ok else None
         row.update(bound=None if best is None else best["final_bound"], bound_name=None if best is None else best["name"],
-                   ratio=None if best is None else float(self.final(best["metric"]).mean()) / best["final_bound"],
+                   ratio=None if best is None or best["final_bound"] <= 0 else float(self.final(best["metric"]).mean()) / best["final_bound"],
                    breaches=len(it["breaches"]))
         return pd.DataFrame([row])
 
