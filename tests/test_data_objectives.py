@@ -219,7 +219,7 @@ def test_bad_input_is_a_clear_error():
     with pytest.raises(DomainError, match="omd needs a first-order oracle but the loss ValueOnly has no gradient"):
         ol.simulate(Env(), [ol.make_learner("omd")], T=2)
     with pytest.raises(ConfigError, match="loss must be one of"):
-        DataObjective("hinge")
+        DataObjective("exponential")          # (hinge is a loss now: the SVM of theory §9)
     with pytest.raises(ConfigError, match="lam must be ≥ 0"):
         ol.make_environment("huber-data", lam=-1.0)
     with pytest.raises(DomainError, match="minimised over ℝⁿ or a box"):
