@@ -178,8 +178,11 @@ class Environment(_Params):
     """Base class of environments (loss generators).
 
     Class attributes: ``adaptive`` (reads the history; one instance per learner),
-    ``psd`` (True: every loss ⪰ 0; False: every loss ⪯ 0; None: no sign), and
-    ``loss_bound`` (declared bound on ‖L_t‖₂, checked every round).
+    ``psd`` (True: every loss ⪰ 0; False: every loss ⪯ 0; None: no sign),
+    ``loss_bound`` (declared bound on ‖L_t‖₂, checked every round) and ``history_window``
+    (how many past rounds an adaptive environment's history keeps: 1000 by default, so memory
+    stays flat in T; ``0`` keeps none, ``None`` keeps every round and grows with T —
+    docs/guide/writing-environments.md).
     After :meth:`reset`, ``self.rng`` is a :class:`~onlinelab.rng.BatchRNG`, ``self.T`` the
     horizon and ``self.replicates`` the number of replicates R.
 
@@ -195,6 +198,7 @@ class Environment(_Params):
     psd: ClassVar[bool | None] = None
     loss_bound: ClassVar[float] = 1.0
     fro_sq_mean: ClassVar[float] = 1.0
+    history_window: ClassVar[int | None] = 1000
 
     def __init__(self, d: int = 8):
         self.d = v.integer("d", d, minimum=2)

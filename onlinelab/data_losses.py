@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from .errors import LossError
-from .vector_losses import LeaderComparator, VectorLoss, sup_norm
+from .vector_losses import LeaderComparator, VectorLoss, _terms_value, sup_norm
 
 
 class DataTerms:
@@ -101,7 +101,7 @@ class DataLoss(VectorLoss):
         return {"spec_sq": gi ** 2, "fro_sq": g2 ** 2, "curvature": self._rho()}
 
     def comparator(self, replicates, d):
-        return LeaderComparator(self.domain, lambda terms, x: terms.value(x))
+        return LeaderComparator(self.domain, _terms_value)  # a named function: checkpoints can save it
 
 
 def _sup_abs(domain) -> float:

@@ -140,9 +140,11 @@ class Feedback:
 class HistoryView:
     """Read-only history for adaptive environments: past actions and losses, the current mixed strategy.
 
-    ``actions[s]`` and ``losses[s]`` are the round-(s+1) sampled actions and losses for
-    s < t − 1.  The current round's sampled action is not here, by construction: the
-    simulator appends it only after the environment has emitted the round's loss.
+    ``actions`` and ``losses`` are the sampled actions and losses of past rounds, oldest first,
+    at most the environment's ``history_window`` of them (the last 1000 rounds by default, so memory
+    stays flat in T; set ``history_window = None`` on the environment class to keep every round).
+    The current round's sampled action is not here, by construction: the simulator appends it only
+    after the environment has emitted the round's loss.
 
     Parameters
     ----------

@@ -132,6 +132,25 @@ def feedback_for(kind: str, loss, play):
     return Feedback("full", loss=loss), expected, realized
 
 
+def history_window(env, env_label: str) -> int | None:
+    """The environment's ``history_window``, checked: a count of rounds ≥ 0, or None for the whole history.
+
+    Parameters
+    ----------
+    env : Environment
+        The environment (its class attribute, 1000 by default).
+    env_label : str
+        Its label, for the message.
+    """
+    window = getattr(env, "history_window", 1000)
+    if window is None:
+        return None
+    if isinstance(window, (bool, float)) or not isinstance(window, (int, np.integer)) or window < 0:
+        raise ConfigError(f"environment {env_label!r}: history_window must be a number of rounds >= 0 or None (keep "
+                          f"every round), got {window!r}; e.g. history_window = 1000 (the default)")
+    return int(window)
+
+
 class _Slot:
     """One learner facing one environment instance: its state, streams, history and recorder."""
 
@@ -142,8 +161,8 @@ class _Slot:
         self.tracker = tracker
         self.recorder = Recorder(ctx.replicates)
         self.kind = learner.feedback
-        window = getattr(env, "history_window", None)
-        self.actions, self.losses = deque(maxlen=window), deque(maxlen=window)
+        self.window = history_window(env, env_label)
+        self.actions, self.losses = deque(maxlen=self.window), deque(maxlen=self.window)
         self.runtime = 0.0
         self.channel = None  # set by onlinelab.delays when feedback is delayed: it posts, then delivers later
 
@@ -159,7 +178,7 @@ class _Slot:
         t1 = time.perf_counter()
         loss = shared_loss
         if loss is None:  # adaptive: this learner's own environment sees the history, not the action
-            loss = self.env.emit(t, HistoryView(t, frozen_mixed(play.mixed), self.actions, self.losses))
+            loss = self._emit_adaptive(t, play)
             validate(loss, t)
             self.tracker.add(loss)
         feedback, expected, realized = feedback_for(self.kind, loss, play)
@@ -173,6 +192,17 @@ class _Slot:
                 self.actions.append(frozen(play.action))
             self.losses.append(loss)
         self.recorder.add(expected, realized)
+
+    def _emit_adaptive(self, t, play):
+        try:
+            return self.env.emit(t, HistoryView(t, frozen_mixed(play.mixed), self.actions, self.losses))
+        except IndexError as exc:  # most likely reaching past the kept window: say so, and how to keep more
+            if self.window is None or t - 1 <= self.window:
+                raise
+            raise ProtocolError(f"environment {self.env_label!r} raised IndexError ({exc}) in round {t}; its history "
+                                f"keeps only the last {self.window} rounds (history_window = {self.window}); set "
+                                "history_window = None on the class to keep every round (memory then grows with T) "
+                                "or a larger window, or keep a running summary on self") from exc
 
     def deliver(self, play, feedback):
         """The learner updates on one round's feedback (now, or when a delayed feedback event fires)."""
