@@ -41,6 +41,11 @@ class SubspaceStream(ol.Environment):
     loss_bound = float("inf")  # Gaussian samples have no norm bound; data streams set their own
     reference_learner = "oja"  # what `onlinelab check env` runs against these streams
 
+    @property
+    def samples_per_round(self) -> int:
+        """Samples one round carries (``block``): figures draw streams against samples, not rounds."""
+        return self.block
+
     def truth(self) -> tuple[np.ndarray, np.ndarray]:
         raise NotImplementedError
 

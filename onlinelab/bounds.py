@@ -78,6 +78,9 @@ class Bound:
     pointwise : bool, default False
         True when it bounds every replicate's regret (deterministic learners); False when it bounds
         the expected regret (compared with the replicate mean).
+    reference : bool, default False
+        True for a rate known only up to its constant (an O(·) drawn with constant 1): it is drawn
+        and tabulated as a reference curve of the right slope but never checked as a bound.
     """
 
     name: str
@@ -86,6 +89,7 @@ class Bound:
     assumptions: dict
     curve: Callable[[LossStats], np.ndarray]
     pointwise: bool = False
+    reference: bool = False
 
     @property
     def holds(self) -> bool:

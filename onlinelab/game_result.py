@@ -23,13 +23,14 @@ from .result import Result, _frame
 from .tables import Column
 
 GAME_METRICS = ("suboptimality", "gap", "regret")
-NO_RATE = "no rate curve whose assumptions hold (see GameResult.bounds())"
+FLOOR = 1e-16  # log axes: values are clipped here
+NO_RATE = "no rate curve with a confirmed constant whose assumptions hold (see GameResult.bounds())"
 SUMMARY_COLUMNS = [
     Column("learner", "players", fmt="text"), Column("environment", "f", fmt="text"),
     Column("replicates", "R", fmt="d"), Column("T", fmt="d"),
     Column("suboptimality"), Column("gap", "duality gap"), Column("regret", "avg regret sum"),
     Column("bound", "rate bound", na=NO_RATE), Column("bound_name", "rate", fmt="text", na=NO_RATE),
-    Column("ratio", "subopt/bound", fmt=".3f", na=NO_RATE), Column("breaches", fmt="d")]
+    Column("ratio", "ratio to bound", fmt=".3f", na=NO_RATE), Column("breaches", fmt="d")]
 
 
 def game_frame(label, env, ckpts, rows, bounds) -> pd.DataFrame:
@@ -74,8 +75,8 @@ class GameResult(Result):
             ratio = (sub / np.maximum(bc, 1e-300)).max()
             rows.append({"learner": self.learners[0], "environment": self.environments[0], "name": b.name,
                          "ref": b.ref, "formula": b.formula, "assumptions": dict(b.assumptions), "holds": b.holds,
-                         "pointwise": b.pointwise, "final_bound": float(curve), "worst_ratio": float(ratio),
-                         "violated": bool(b.holds and ratio > 1)})
+                         "pointwise": b.pointwise, "reference": b.reference, "final_bound": float(curve),
+                         "worst_ratio": float(ratio), "violated": bool(b.holds and not b.reference and ratio > 1)})
         self.meta.setdefault("bounds", rows)
 
     def bound_metric(self, name: str) -> str:
@@ -99,10 +100,11 @@ class GameResult(Result):
                "replicates": self.meta["replicates"]}
         for m in GAME_METRICS:
             row[m] = float(self.final(m).mean())
-        ok = [b for b in self.meta.get("bounds", []) if b["holds"]]
+        ok = [b for b in self.meta.get("bounds", []) if b["holds"] and not b.get("reference")]
         best = min(ok, key=lambda b: b["final_bound"]) if ok else None
         row.update(bound=None if best is None else best["final_bound"], bound_name=None if best is None else best["name"],
-                   ratio=None if best is None else row["suboptimality"] / best["final_bound"],
+                   ratio=None if best is None else float(self.final(bound_metric(best["name"])).mean())
+                   / best["final_bound"],
                    breaches=len(self.meta["game"]["breaches"]))
         return pd.DataFrame([row])
 
@@ -117,34 +119,61 @@ class GameResult(Result):
                          "cannot happen — a bug")
         return lines
 
-    def plot(self, ax=None, metric=None, environment=None):
-        """Log-log suboptimality, gap and regret sum (means) with the rate curves; returns the Axes."""
-        import matplotlib.pyplot as plt
-        if ax is None:
-            _, ax = plt.subplots(figsize=(6.4, 4.8))
-        for i, m in enumerate(GAME_METRICS):
+    def plot(self, ax=None, metric=None, environment=None, show_na: bool = False):
+        """Log-log suboptimality, gap and regret sum (means ± 1.96 SE) with every rate curve of the run.
+
+        Each rate curve is drawn in the colour of the metric it bounds (``shifted-*`` curves: the
+        shifted average), in its own line style and marker; reference curves (rates known up to
+        their constant) say so in the legend.  Rate
+        curves whose assumptions fail are hidden unless ``show_na``.  Returns ``(Figure, ndarray of Axes)``.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes or None, default None
+            Where to draw; None makes a new figure.
+        metric : str or None, default None
+            Draw only this metric (and the rate curves that bound it); None draws all three.
+        environment : None
+            Unused (a game has one function); kept for :meth:`onlinelab.Result.plot`'s signature.
+        show_na : bool, default False
+            Also draw rate curves whose assumptions fail (faint, labelled "n/a").
+        """
+        from . import figures as F
+        fig, axes = F.new_figure(1, ax)
+        axis = axes[0]
+        rates = [b for b in self.meta.get("bounds", []) if b["holds"] or show_na]
+        metrics = [metric] if metric is not None else list(GAME_METRICS)
+        if metric is None and any(bound_metric(b["name"]) == "suboptimality_shifted" for b in rates):
+            metrics.insert(1, "suboptimality_shifted")
+        rates = [b for b in rates if bound_metric(b["name"]) in metrics]
+        colors = {m: f"C{i}" for i, m in enumerate(metrics)}
+        for i, m in enumerate(metrics):     # each line thinner than the last, so near-equal curves stay visible
             c = self.curve(m)
-            ax.plot(c["t"], np.maximum(c["mean"], 1e-16), color=f"C{i}", lw=2, label=m)
-        for j, b in enumerate(self.meta.get("bounds", [])):
+            c = c[(c["t"] > 0) & np.isfinite(c["mean"])]
+            label = m if len(c) else f"{m} (not finite on this run)"
+            axis.plot(c["t"], np.maximum(c["mean"], FLOOR), color=colors[m], lw=2.6 - 0.5 * i, label=label)
+            F.band(axis, c["t"], c, colors[m], floor=FLOOR)
+        styles = F.bound_styles(b["name"] for b in rates)
+        for b in rates:
             c = self.curve(f"bound:{b['name']}")
-            ax.plot(c["t"], c["mean"], "--", color=f"C{j + 3}", lw=1, label=f"{b['name']}")
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlabel("round t")
-        ax.set_title(f"{self.learners[0]} on {self.environments[0]}", fontsize=8)
-        ax.legend(fontsize=7)
-        ax.grid(True, which="both", alpha=0.2)
-        return ax
+            what = "reference (constant unconfirmed)" if b.get("reference") else "rate"
+            tag = "" if b["holds"] else " (n/a)"
+            axis.plot(c["t"], c["mean"], color=colors[bound_metric(b["name"])], lw=1.2, markersize=4, markevery=0.1,
+                      fillstyle="none", alpha=1.0 if b["holds"] else 0.45,
+                      label=f"{what}: {b['name']}{tag}", **styles[b["name"]])
+        axis.set_xscale("log")
+        axis.set_yscale("log")
+        title = f"{self.learners[0]}\n" + F.run_title(self.meta, self.environments[0])
+        return F.finish(fig, axes, "round t", "suboptimality, duality gap, average regret", [title],
+                        [F.band_handle(int(self.meta.get("replicates", 1)))])
 
     def save(self, path, config: dict | None = None, force: bool = False) -> pathlib.Path:
         """Run directory: metrics.parquet, meta.json, config.toml, report.md (summary) and report.png."""
         from .storage import save_run
         path = save_run(self, path, config=config, report=False, force=force)
         (path / "report.md").write_text("# Fenchel game report\n\n" + self.summary_text(markdown=True) + "\n")
-        import matplotlib.pyplot as plt
-        ax = self.plot()
-        ax.figure.tight_layout()
-        ax.figure.savefig(path / "report.png", dpi=110)
-        plt.close(ax.figure)
+        from .figures import save_figure
+        fig, _ = self.plot()
+        save_figure(fig, path / "report.png")
         return path
 

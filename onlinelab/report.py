@@ -1,14 +1,18 @@
 """Figures and tables from a :class:`~onlinelab.Result`: regret curves beside their bounds, and report.md.
 
-Regret is drawn as the replicate mean with its 95% band; each bound of the same learner
-in the same colour, dashed where all its assumptions held and dotted (marked "n/a")
-where one failed.  Axes are log-log so √T shapes read as slope ½.
+Regret is drawn as the replicate mean with a band of ± 1.96 standard errors; a learner keeps
+one colour and each of its bounds gets its own line style and marker, labelled
+``learner: bound``.  Bounds whose assumptions fail are left out unless ``show_na=True`` (then
+faint and marked "n/a").  Panels are titled with T, R, d and the seed; the legend sits outside
+the axes; streams are drawn against samples (rounds × block).  Axes are log-log so √T shapes
+read as slope ½.  The look is shared with the game figures (:mod:`onlinelab.figures`).
 
 >>> import onlinelab as ol, matplotlib
 >>> matplotlib.use("Agg")
 >>> res = ol.simulate("spiked-covariance", [ol.make_learner("meg")], T=50, replicates=2)
->>> type(res.plot()).__name__
-'Axes'
+>>> fig, axes = res.plot()
+>>> type(fig).__name__, axes.shape, axes[0].get_xlabel()
+('Figure', (1,), 'round t')
 """
 from __future__ import annotations
 
@@ -16,46 +20,77 @@ import pathlib
 
 import numpy as np
 
+from . import figures as F
 
-def _axes(ax, n):
-    import matplotlib.pyplot as plt
-    if ax is not None:
-        return [ax] if n == 1 else list(np.ravel(ax))
-    fig, axes = plt.subplots(1, n, figsize=(6.4 * n, 4.8), squeeze=False)
-    return list(axes[0])
+FLOOR = 1e-12  # log axes: values are clipped here
 
 
-def plot_regret(result, ax=None, metric: str = "regret", environment=None):
-    """Draw ``metric`` with bounds; returns one Axes (one environment) or a list (several)."""
+def x_axis(result, environment) -> tuple[float, str]:
+    """(factor from rounds to the x axis, its label): samples for streams (a round carries a block), rounds otherwise.
+
+    Parameters
+    ----------
+    result : Result
+        The run.
+    environment : str
+        An environment label of the run.
+    """
+    b = result.meta.get("environments", {}).get(environment, {}).get("samples_per_round")
+    if not b:
+        return 1.0, "round t"
+    b = int(b)
+    return float(b), "samples n = t" if b == 1 else f"samples n = {b}·t (block of {b} per round)"
+
+
+def plot_regret(result, ax=None, metric: str = "regret", environment=None, show_na: bool = False):
+    """Draw ``metric`` (mean and band) with each learner's bounds; returns ``(Figure, ndarray of Axes)``.
+
+    Parameters
+    ----------
+    result : Result
+        The run.
+    ax : matplotlib Axes, sequence of Axes or None, default None
+        Where to draw (one per environment); None makes a new figure with one panel per environment.
+    metric : str, default "regret"
+        The metric; bounds are drawn for ``"regret"``.
+    environment : str or None, default None
+        Draw only this environment.
+    show_na : bool, default False
+        Also draw bounds whose assumptions fail (faint, labelled "n/a").
+    """
+    from .errors import ConfigError
     envs = [environment] if environment is not None else result.environments
-    axes = _axes(ax, len(envs))
+    fig, axes = F.new_figure(len(envs), ax)
+    if len(axes) < len(envs):
+        raise ConfigError(f"ax holds {len(axes)} Axes but the run has {len(envs)} environments; pass one Axes per "
+                          "environment, or environment= to draw one")
     bounds = result.bounds()
+    colors = {learner: f"C{i % 10}" for i, learner in enumerate(result.learners)}
+    styles = F.bound_styles(bounds.bound)
+    xlabels, titles = [], []
     for axis, env in zip(axes, envs):
+        scale, xlabel = x_axis(result, env)
         curves = result.curve(metric, environment=env)
-        for i, learner in enumerate(dict.fromkeys(curves["learner"])):
-            color = f"C{i % 10}"
-            c = curves[curves["learner"] == learner]
-            pos = c["t"] > 0
-            axis.plot(c["t"][pos], np.maximum(c["mean"][pos], 1e-12), color=color, lw=2, label=learner)
-            axis.fill_between(c["t"][pos], np.maximum(c["lo"][pos], 1e-12), np.maximum(c["hi"][pos], 1e-12),
-                              color=color, alpha=0.2, lw=0)
+        for learner in dict.fromkeys(curves["learner"]):
+            color = colors[learner]
+            c = curves[(curves["learner"] == learner) & (curves["t"] > 0)]
+            axis.plot(c["t"] * scale, np.maximum(c["mean"], FLOOR), color=color, lw=2, label=learner)
+            F.band(axis, c["t"] * scale, c, color, floor=FLOOR)
             if metric != "regret":
                 continue
-            mine = bounds[(bounds.learner == learner) & (bounds.environment == env)]
-            for _, b in mine.iterrows():
+            for _, b in bounds[(bounds.learner == learner) & (bounds.environment == env)].iterrows():
+                if not (b.holds or show_na):
+                    continue
                 bc = result.curve(f"bound:{b.bound}", learner=learner, environment=env)
-                style = "--" if b.holds else ":"
-                tag = "" if b.holds else " (n/a)"
-                axis.plot(bc["t"], bc["mean"], style, color=color, lw=1, alpha=0.9 if b.holds else 0.5,
-                          label=f"{b.bound}{tag}")
+                tag = "" if b.holds else f" (n/a: {b.failed_assumptions})"
+                axis.plot(bc["t"] * scale, bc["mean"], color=color, lw=1.2, alpha=1.0 if b.holds else 0.45,
+                          markersize=4, markevery=0.1, fillstyle="none", label=f"{learner}: {b.bound}{tag}",
+                          **styles[b.bound])
         axis.set_xscale("log")
         axis.set_yscale("log")
-        axis.set_xlabel("round t")
-        axis.set_ylabel(metric)
-        axis.set_title(env, fontsize=9)
-        axis.legend(fontsize=6, loc="upper left")
-        axis.grid(True, which="both", alpha=0.2)
-    return axes[0] if len(axes) == 1 else axes
+        xlabels.append(xlabel)
+        titles.append(F.run_title(result.meta, env))
+    return F.finish(fig, axes, xlabels, metric, titles, [F.band_handle(int(result.meta.get("replicates", 1)))])
 
 
 def summary_markdown(result) -> str:
@@ -77,14 +112,19 @@ def summary_markdown(result) -> str:
 
 
 def write_report(result, path) -> None:
+    """Write report.md (:func:`summary_markdown`) and report.png (:func:`plot_regret`) into ``path``.
+
+    Parameters
+    ----------
+    result : Result
+        The run.
+    path : str or path-like
+        The run directory.
+    """
     import matplotlib
     if matplotlib.get_backend().lower() not in ("agg", "module://matplotlib_inline.backend_inline"):
         matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     path = pathlib.Path(path)
     (path / "report.md").write_text(summary_markdown(result))
-    axes = plot_regret(result)
-    fig = (axes[0] if isinstance(axes, list) else axes).figure
-    fig.tight_layout()
-    fig.savefig(path / "report.png", dpi=110)
-    plt.close(fig)
+    fig, _ = plot_regret(result)
+    F.save_figure(fig, path / "report.png")

@@ -104,7 +104,8 @@ def build_result(env, env_label, ctx, slots, timing, seed, failed=None) -> "Resu
         "status": "complete" if failed is None else f"failed: {type(failed).__name__}: {failed}",
         "environments": {env_label: {"name": env.name, "class": type(env).__name__, "params": env.get_params(),
                                      "d": env.d, "adaptive": env.adaptive, "psd": env.psd,
-                                     "loss_bound": env.loss_bound}},
+                                     "loss_bound": env.loss_bound,
+                                     "samples_per_round": getattr(env, "samples_per_round", None)}},
         "learners": learners_meta,
         "bounds": bounds_meta,
         "timings": {env_label: timing},
@@ -246,6 +247,21 @@ class Result:
         return pd.DataFrame(rows, columns=["learner", "environment", "bound", "ref", "holds", "failed_assumptions",
                                            "pointwise", "final_bound", "worst_ratio", "violated"])
 
+    def tidy(self) -> pd.DataFrame:
+        """The metrics table plus a ``holds`` column: on a ``bound:<name>`` row, whether that bound applies.
+
+        ``holds`` is True when all the bound's assumptions held in this run (its curve is a bound
+        here), False when one failed (the curve is shown for reference only), and missing (``<NA>``)
+        on rows of other metrics.
+        """
+        flags = pd.DataFrame([(b["learner"], b["environment"], f"bound:{b['name']}", bool(b["holds"]))
+                              for b in self.meta.get("bounds", [])],
+                             columns=["learner", "environment", "metric", "holds"]).drop_duplicates(
+                                 ["learner", "environment", "metric"])
+        out = self.metrics.merge(flags, how="left", on=["learner", "environment", "metric"])
+        out["holds"] = out["holds"].astype("boolean")
+        return out
+
     def violations(self) -> pd.DataFrame:
         b = self.bounds()
         return b[b["violated"]]
@@ -321,10 +337,25 @@ class Result:
         from .storage import save_run
         return save_run(self, path, config=config, force=force)
 
-    def plot(self, ax=None, metric: str = "regret", environment=None):
-        """Log-log curves of ``metric`` (mean and 95% band) beside each learner's bound curves; returns the Axes."""
+    def plot(self, ax=None, metric: str = "regret", environment=None, show_na: bool = False):
+        """Log-log curves of ``metric`` (mean ± 1.96 SE band) beside each learner's bound curves.
+
+        Returns ``(Figure, ndarray of Axes)``, one panel per environment; see
+        :func:`onlinelab.report.plot_regret` for the look (legend outside, a style per bound, T/R/d/seed titles).
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, sequence of Axes or None, default None
+            Where to draw (one per environment); None makes a new figure.
+        metric : str, default "regret"
+            The metric; bounds are drawn for ``"regret"``.
+        environment : str or None, default None
+            Draw only this environment.
+        show_na : bool, default False
+            Also draw bounds whose assumptions fail.
+        """
         from .report import plot_regret
-        return plot_regret(self, ax=ax, metric=metric, environment=environment)
+        return plot_regret(self, ax=ax, metric=metric, environment=environment, show_na=show_na)
 
     def __repr__(self) -> str:
         return (f"Result(learners={self.learners}, environments={self.environments}, T={self.meta.get('T')}, "

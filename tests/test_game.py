@@ -117,10 +117,9 @@ def test_chain_holds_for_other_pairings_and_result_api(tmp_path):
     assert {"suboptimality", "gap", "regret"} <= set(s.columns)
     path = res.save(tmp_path / "game")
     back = ol.load_run(path)
-    assert back.metrics.equals(res.metrics)
-    import matplotlib
-    matplotlib.use("Agg")
-    assert type(res.plot()).__name__ == "Axes"
+    assert back.metrics.equals(res.metrics) and type(back).__name__ == "GameResult"
+    fig, axes = res.plot()
+    assert type(fig).__name__ == "Figure" and axes.shape == (1,)
 
 
 def test_game_bad_input():
