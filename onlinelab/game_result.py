@@ -103,7 +103,7 @@ class GameResult(Result):
         ok = [b for b in self.meta.get("bounds", []) if b["holds"] and not b.get("reference")]
         best = min(ok, key=lambda b: b["final_bound"]) if ok else None
         row.update(bound=None if best is None else best["final_bound"], bound_name=None if best is None else best["name"],
-                   ratio=None if best is None else float(self.final(bound_metric(best["name"])).mean())
+                   ratio=None if best is None else float(self.final(self.bound_metric(best["name"])).mean())
                    / best["final_bound"],
                    breaches=len(self.meta["game"]["breaches"]))
         return pd.DataFrame([row])
@@ -143,9 +143,9 @@ class GameResult(Result):
         axis = axes[0]
         rates = [b for b in self.meta.get("bounds", []) if b["holds"] or show_na]
         metrics = [metric] if metric is not None else list(GAME_METRICS)
-        if metric is None and any(bound_metric(b["name"]) == "suboptimality_shifted" for b in rates):
+        if metric is None and any(self.bound_metric(b["name"]) == "suboptimality_shifted" for b in rates):
             metrics.insert(1, "suboptimality_shifted")
-        rates = [b for b in rates if bound_metric(b["name"]) in metrics]
+        rates = [b for b in rates if self.bound_metric(b["name"]) in metrics]
         colors = {m: f"C{i}" for i, m in enumerate(metrics)}
         for i, m in enumerate(metrics):     # each line thinner than the last, so near-equal curves stay visible
             c = self.curve(m)
@@ -158,7 +158,7 @@ class GameResult(Result):
             c = self.curve(f"bound:{b['name']}")
             what = "reference (constant unconfirmed)" if b.get("reference") else "rate"
             tag = "" if b["holds"] else " (n/a)"
-            axis.plot(c["t"], c["mean"], color=colors[bound_metric(b["name"])], lw=1.2, markersize=4, markevery=0.1,
+            axis.plot(c["t"], c["mean"], color=colors[self.bound_metric(b["name"])], lw=1.2, markersize=4, markevery=0.1,
                       fillstyle="none", alpha=1.0 if b["holds"] else 0.45,
                       label=f"{what}: {b['name']}{tag}", **styles[b["name"]])
         axis.set_xscale("log")

@@ -299,14 +299,20 @@ class Result:
         """The summary table as text (what ``onlinelab run`` and ``onlinelab report`` print), then alarms.
 
         Each column has one number format; a missing value is ``n/a`` with a footnote saying why.  Every
-        violated bound follows as a line in capitals.
+        violated bound follows as a line in capitals.  The columns are ``SUMMARY_COLUMNS``; a subclass whose
+        :meth:`summary` lacks one of them gets every column of its summary instead (formats chosen per column).
 
         Parameters
         ----------
         markdown : bool, default False
             Write the table in Markdown (report.md).
         """
-        text = format_table(self.summary(), self.SUMMARY_COLUMNS, markdown=markdown)
+        table = self.summary()
+        columns = list(self.SUMMARY_COLUMNS)
+        if any(c.key not in table.columns for c in columns):   # a subclass's own summary() without its columns:
+            spec = {c.key: c for c in columns}                  # show all of its columns, in one format each
+            columns = [spec.get(key, Column(key)) for key in table.columns]
+        text = format_table(table, columns, markdown=markdown)
         return "\n".join([text] + self.alarms())
 
     def alarms(self) -> list[str]:

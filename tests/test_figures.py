@@ -171,3 +171,10 @@ def test_game_na_rate_curves_hidden_unless_asked():
     for show_na, names in ((False, {"ok"}), (True, {"ok", "na (n/a)"})):
         fig, axes = res.plot(show_na=show_na)
         assert {ln.get_label().rsplit(": ", 1)[1] for ln in axes[0].get_lines() if ": " in ln.get_label()} == names
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    import matplotlib.pyplot as plt
+    plt.close("all")

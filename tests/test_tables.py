@@ -110,3 +110,12 @@ def test_an_unregistered_kind_and_a_bad_result_target_are_clear_errors(tmp_path)
     with pytest.raises(ConfigError, match=r'result must be "module:attribute", got \'GameResult\''):
         run_kinds.register_run_kind("other", "m:f", result="GameResult")
     assert math.isfinite(ol.load_run(_game_run(tmp_path)).summary().ratio[0])
+
+
+def test_a_summary_without_the_declared_columns_prints_all_of_its_own():
+    class Other(ol.Result):
+        def summary(self):
+            return pd.DataFrame([{"pairs": 3, "distortion": 0.25, "bound": None}])
+    text = Other(pd.DataFrame(), {}).summary_text().splitlines()
+    assert text[0].split() == ["pairs", "distortion", "bound"] and text[1].split() == ["3", "0.2500", "n/a¹"]
+    assert text[-1] == "¹ n/a: no bound whose assumptions hold (see Result.bounds())"
