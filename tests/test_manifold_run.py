@@ -11,26 +11,48 @@ from onlinelab.cli import main
 from onlinelab.config import load_toml
 from onlinelab.errors import ConfigError, UnknownNameError
 from onlinelab.manifold import LaplacianEigenmaps, helix, load_dataset
-from onlinelab.manifold.experiment import parse_manifold, run_grid
+from onlinelab.manifold.experiment import METHODS, parse_manifold, run_grid
 
 EXAMPLE = pathlib.Path(__file__).parent.parent / "examples" / "manifold" / "helix_grid.toml"
 
 
-def test_cli_runs_the_example_and_writes_a_run_directory(tmp_path, capsys):
-    assert main(["run", str(EXAMPLE), "--replicates", "1", "--out", str(tmp_path / "r")]) == 0
+SMALL = """
+[run]
+name = "small"
+seed = 4
+[manifold]
+dataset = "helix"
+m = 150
+draws = 2
+methods = ["le", "vrle", "isomap", "pca"]
+n_neighbors = [8, 12]
+radius = [20]
+vrle_n_neighbors = 10
+"""
+
+
+def test_the_example_config_is_valid_and_names_every_method():
+    kwargs, resolved = parse_manifold(load_toml(EXAMPLE), replicates=1)
+    assert set(kwargs["methods"]) == set(METHODS) and kwargs["draws"] == 1
+    assert resolved["manifold"]["vrle_n_neighbors"] == [10]
+
+
+def test_cli_runs_a_config_and_writes_a_run_directory(tmp_path, capsys):
+    cfg = tmp_path / "small.toml"
+    cfg.write_text(SMALL)
+    assert main(["run", str(cfg), "--out", str(tmp_path / "r")]) == 0
     out = capsys.readouterr().out
-    assert "trustworthiness" in out and "vrle k=2 t=10 R=10" in out
+    assert "trustworthiness" in out and "vrle k=2 t=10 R=20" in out
     for f in ("metrics.parquet", "meta.json", "config.toml", "report.md", "report.png"):
         assert (tmp_path / "r" / f).is_file()
     res = load_run(tmp_path / "r")
     assert type(res).__name__ == "ManifoldResult" and res.meta["kind"] == "manifold"
     assert main(["report", str(tmp_path / "r")]) == 0 and "trustworthiness" in capsys.readouterr().out
-    assert set(res.metrics.method) == set(load_toml(EXAMPLE)["manifold"]["methods"])
+    assert set(res.metrics.method) == {"le", "vrle", "isomap", "pca"} and set(res.metrics.replicate) == {0, 1}
     assert {"learner", "environment", "replicate", "t", "metric", "value", "n_neighbors"} <= set(res.metrics.columns)
     assert "Spectral embedding report" in (tmp_path / "r" / "report.md").read_text()
     # the resolved config reruns to the same scores (timings aside)
-    data = load_toml(tmp_path / "r" / "config.toml")
-    kwargs, _ = parse_manifold(data)
+    kwargs, _ = parse_manifold(load_toml(tmp_path / "r" / "config.toml"))
     again = run_grid(**kwargs)
     keep = lambda df: df[df.metric != "seconds"].reset_index(drop=True)[["learner", "metric", "value"]]
     pd.testing.assert_frame_equal(keep(again), keep(res.metrics))

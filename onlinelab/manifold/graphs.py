@@ -48,7 +48,9 @@ def edge_lengths(X: np.ndarray, pattern: sp.csr_matrix) -> sp.csr_matrix:
     pattern = sp.csr_matrix(pattern)
     pattern.sort_indices()
     rows = np.repeat(np.arange(pattern.shape[0]), np.diff(pattern.indptr))
-    d = np.sqrt(np.einsum("ij,ij->i", X[rows] - X[pattern.indices], X[rows] - X[pattern.indices]))
+    diff = X[rows]
+    diff -= X[pattern.indices]
+    d = np.sqrt(np.einsum("ij,ij->i", diff, diff))
     return sp.csr_matrix((d, pattern.indices.copy(), pattern.indptr.copy()), shape=pattern.shape)
 
 
@@ -182,5 +184,8 @@ def laplacian_problem(W: sp.csr_matrix, normalization: str = "generalized"):
         return L, D
     if normalization == "unnormalized":
         return L, None
-    s = sp.diags(1.0 / np.sqrt(deg), format="csr")
-    return (sp.identity(W.shape[0], format="csr") - s @ W @ s).tocsr(), None
+    W = sp.csr_matrix(W)
+    inv = 1.0 / np.sqrt(deg)
+    rows = np.repeat(np.arange(W.shape[0]), np.diff(W.indptr))
+    scaled = sp.csr_matrix((W.data * inv[rows] * inv[W.indices], W.indices, W.indptr), shape=W.shape)
+    return (sp.identity(W.shape[0], format="csr") - scaled).tocsr(), None

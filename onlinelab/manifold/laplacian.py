@@ -20,7 +20,7 @@ import scipy.sparse as sp
 from .. import validation as v
 from ..errors import DataError
 from .base import ManifoldEstimator
-from .core import trace_optimize
+from .core import sign_fix, trace_optimize
 from .density import ale_weights, vrle_weights
 from .graphs import NORMALIZATIONS, binary_weights, epsilon_graph, heat_weights, knn_graph, laplacian_problem, require_connected
 
@@ -128,7 +128,12 @@ class LaplacianEigenmaps(ManifoldEstimator):
         require_connected(W, fix)
         self.affinity_ = W
         self.scales_, self.radii_ = extras.get("scales"), extras.get("radii")
-        A, B = laplacian_problem(W, self.normalization)
+        # The generalised problem L y = λ D y is solved in its symmetric form (same eigenvalues, y = D^{-1/2} û):
+        # a standard eigenproblem is cheaper for ARPACK than one with a mass matrix.
+        A, B = laplacian_problem(W, "symmetric" if self.normalization == "generalized" else self.normalization)
         sol = trace_optimize(A, B, k=self.n_components, skip=1, solver=self.solver, lower_bound=0.0,
                              random_state=self.random_state)
+        if self.normalization == "generalized":
+            deg = np.asarray(W.sum(axis=1)).ravel()
+            return sign_fix(sol.vectors / np.sqrt(deg)[:, None]), sol.eigenvalues
         return sol.vectors, sol.eigenvalues

@@ -18,13 +18,15 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+import scipy.sparse as sp
 from scipy.sparse.csgraph import shortest_path
 
 from .. import validation as v
 from ..errors import DataError
 from .base import ManifoldEstimator
 from .core import trace_optimize
-from .graphs import MODES, binary_weights, epsilon_graph, knn_graph, require_connected
+from .checks import check_count
+from .graphs import MODES, binary_weights, directed_knn, epsilon_graph, knn_graph, require_connected
 
 
 def squared_distances(X: np.ndarray) -> np.ndarray:
@@ -41,16 +43,23 @@ def squared_distances(X: np.ndarray) -> np.ndarray:
     return S
 
 
-def double_centre(S: np.ndarray) -> np.ndarray:
+def double_centre(S: np.ndarray, overwrite: bool = False) -> np.ndarray:
     """K = −½ H S H with H = I − (1/m) 1 1ᵀ, computed by subtracting row, column and grand means.
 
     Parameters
     ----------
     S : numpy.ndarray
         Symmetric ``(m, m)`` squared dissimilarities.
+    overwrite : bool, default False
+        Compute K in the memory of ``S`` (no m × m temporaries).
     """
     r = S.mean(axis=0)
-    return -0.5 * (S - r[None, :] - r[:, None] + r.mean())
+    K = S if overwrite else S.astype(float, copy=True)
+    K -= r[None, :]
+    K -= r[:, None]
+    K += r.mean()
+    K *= -0.5
+    return K
 
 
 def mds_from_kernel(K: np.ndarray, k: int, solver: str = "auto", random_state=0):
@@ -103,17 +112,24 @@ class ClassicalMDS(ManifoldEstimator):
                 raise DataError(f"a precomputed dissimilarity must be a square symmetric non-negative matrix, "
                                 f"got shape {X.shape}; pass distances, not points, or use dissimilarity='euclidean'")
             S = X ** 2
-        return self._embed(double_centre(S), warn=self.dissimilarity == "precomputed")
+        return self._embed(double_centre(S, overwrite=True), check=self.dissimilarity == "precomputed")
 
-    def _embed(self, K, warn: bool):
+    def _embed(self, K, check: bool):
         Y, lam = mds_from_kernel(K, self.n_components, self.solver, self.random_state)
-        low = trace_optimize(K, k=1, solver=self.solver, random_state=self.random_state).eigenvalues[0]
-        self.smallest_eigenvalue_ = float(low)
-        if warn and low < -1e-9 * max(abs(lam[0]), 1.0):
+        self._kernel, self._smallest = K, None
+        if check and self.smallest_eigenvalue_ < -1e-9 * max(abs(lam[0]), 1.0):
             warnings.warn(f"the dissimilarities are not Euclidean: K = -HΔ²H/2 has negative eigenvalues "
-                          f"(smallest {low:.4g}, largest {lam[0]:.4g}); the embedding uses the positive part",
-                          UserWarning, stacklevel=3)
+                          f"(smallest {self._smallest:.4g}, largest {lam[0]:.4g}); the embedding uses the positive "
+                          "part", UserWarning, stacklevel=3)
         return Y, lam
+
+    @property
+    def smallest_eigenvalue_(self) -> float:
+        """Smallest eigenvalue of K = −½HΔ²H: negative when Δ is not Euclidean (computed on first access)."""
+        if getattr(self, "_smallest", None) is None:
+            self._smallest = float(trace_optimize(self._kernel, k=1, solver=self.solver,
+                                                  random_state=self.random_state).eigenvalues[0])
+        return self._smallest
 
 
 class Isomap(ClassicalMDS):
@@ -144,9 +160,16 @@ class Isomap(ClassicalMDS):
 
     def _fit(self, X):
         v.choice("mode", self.mode, MODES)
-        G = knn_graph(X, self.n_neighbors, self.mode) if self.epsilon is None else epsilon_graph(X, self.epsilon)
+        if self.epsilon is None and self.mode == "union":
+            # the directed t-NN graph: Dijkstra with directed=False walks each edge both ways, i.e. the union graph
+            t = check_count("n_neighbors", self.n_neighbors, X.shape[0])
+            dist, ind = directed_knn(X, t)
+            G = sp.csr_matrix((dist.ravel(), ind.ravel(), np.arange(0, X.shape[0] * t + 1, t)), shape=(len(X),) * 2)
+        else:   # each undirected edge once
+            G = sp.triu(knn_graph(X, self.n_neighbors, self.mode) if self.epsilon is None
+                        else epsilon_graph(X, self.epsilon), format="csr")
         fix = (f"raise n_neighbors (now {self.n_neighbors})" if self.epsilon is None
                else f"raise epsilon (now {self.epsilon})")
         require_connected(binary_weights(G), fix)   # zero-length edges (duplicates) still connect
         self.dist_matrix_ = shortest_path(G, method="D", directed=False)
-        return self._embed(double_centre(self.dist_matrix_ ** 2), warn=False)
+        return self._embed(double_centre(self.dist_matrix_ ** 2, overwrite=True), check=False)
