@@ -67,7 +67,7 @@ class NearIsometricEmbedding:
         Top-k eigen-solver; ``auto`` forms M(λ) for moderate d and goes matrix-free (warm-started
         LOBPCG on v ↦ Xᵀ(λ ∘ Xv)) for large d.
     checkpoints : int, list of int or None, default None
-        Rounds logged in ``history`` (log-spaced by default; T always).
+        Rounds logged in ``history``: a list, or a count of log-spaced rounds (None: 16); T always.
     tol : float, default 1e-9
         LOBPCG residual tolerance.
 

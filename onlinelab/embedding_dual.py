@@ -124,8 +124,8 @@ def weighted_gram(X: np.ndarray, lam: np.ndarray) -> np.ndarray:
         Weights λ (a point of the simplex).
     """
     S = np.flatnonzero(lam > 0)
-    Xs = X[S]
-    M = Xs.T @ (Xs * lam[S, None])
+    Y = X[S] * np.sqrt(lam[S])[:, None]
+    M = Y.T @ Y
     return (M + M.T) / 2
 
 

@@ -123,7 +123,8 @@ def play_embedding_game(X: np.ndarray, k: int, *, T: int = 120, eta: float, solv
     solver : {"auto", "dense", "lobpcg"}, default "auto"
         The top-k solver (:func:`onlinelab.embedding_dual.pick_solver`).
     checkpoints : int, list of int or None, default None
-        Rounds at which the history is logged (as in :func:`onlinelab.simulate`); T is always one.
+        Rounds at which the history is logged: a list, or a count of log-spaced rounds (None: 16); T is
+        always one.  Each costs one extra top-k solve (for the average λ̄_t).
     tol : float, default 1e-9
         LOBPCG residual tolerance.
     label : str or None, default None
@@ -132,7 +133,7 @@ def play_embedding_game(X: np.ndarray, k: int, *, T: int = 120, eta: float, solv
     n, d = X.shape
     k = check_k(k, d)
     solver = pick_solver(solver, n, d, k)
-    ckpts = [int(c) for c in _checkpoints(T, checkpoints)]
+    ckpts = [int(c) for c in _checkpoints(T, 16 if checkpoints is None else checkpoints)]
     lam_player = OMD(regularizer="euclidean", gamma=eta, domain="simplex")
     p_player = TopKResponse(k, solver=solver, tol=tol)
     players = {"lambda": _Player("lambda", lam_player, Context(d=n, T=T, replicates=1, domain="simplex"), 0),
@@ -192,7 +193,7 @@ def play_embedding_game(X: np.ndarray, k: int, *, T: int = 120, eta: float, solv
     label = label or f"omd vs top-k (k = {k})"
     env = f"{n} pairs in dimension {d}"
     use_best = s["eps_best"] < rows["distortion_average"][-1][0]
-    meta = {"T": T, "replicates": 1, "seed": 0, "status": "complete",
+    meta = {"kind": "embedding", "T": T, "replicates": 1, "seed": 0, "status": "complete",
             "game": {"kind": "near-isometric embedding", "n_pairs": n, "d": d, "k": k, "eta": eta, "solver": solver,
                      "order": "lambda-first", "breaches": breaches, "output": "best" if use_best else "average",
                      "x_player": {"name": "omd", "params": lam_player.get_params()},

@@ -19,9 +19,22 @@ import pathlib
 import numpy as np
 import pandas as pd
 
-from .game_result import GameResult
+from .game_result import NO_RATE, GameResult
+from .tables import Column, format_table
 
 SHOWN = ("dual", "distortion_best", "distortion_average", "distortion_projector")
+SUMMARY_COLUMNS = [
+    Column("pairs", "n pairs", fmt="d"), Column("d", fmt="d"), Column("k", fmt="d"), Column("T", fmt="d"),
+    Column("eta", "η", fmt=".4g"), Column("dual_bound", "dual bound ≤ p⋆", fmt=".4f"),
+    Column("max_distortion", "max distortion", fmt=".4f"), Column("output", fmt="text"),
+    Column("projector", "ε(P̄)", fmt=".4f"), Column("gap", fmt=".4f"), Column("regret", fmt=".4f"),
+    Column("bound", "rate bound", fmt=".4f", na=NO_RATE), Column("bound_name", "rate", fmt="text", na=NO_RATE),
+    Column("breaches", fmt="d")]
+BASELINE_COLUMNS = [
+    Column("method", fmt="text"), Column("max_distortion", "max distortion", fmt=".4f",
+                                         na="the SDP did not finish within its time limit"),
+    Column("improvement_%", "% improvement", fmt=".1f", na="the SDP did not finish within its time limit"),
+    Column("seconds", fmt=".2f", na="not timed (a closed-form baseline)")]
 
 
 class EmbeddingResult(GameResult):
@@ -40,9 +53,34 @@ class EmbeddingResult(GameResult):
         The rate curves drawn and checked against ``regret``.
     """
 
+    SUMMARY_COLUMNS = SUMMARY_COLUMNS
+
     def __init__(self, metrics, meta, bounds=()):
         self.solution: dict = {}
         super().__init__(metrics, meta, bounds)
+
+    def summary_text(self, markdown: bool = False) -> str:
+        """The summary table, the baselines table when the run compared any, then alarms.
+
+        Parameters
+        ----------
+        markdown : bool, default False
+            Write the tables in Markdown (report.md).
+        """
+        parts = [format_table(self.summary(), self.SUMMARY_COLUMNS, markdown=markdown)]
+        if self.meta.get("baselines"):
+            parts.append(format_table(self.meta["baselines"], BASELINE_COLUMNS, markdown=markdown))
+        return "\n\n".join(parts + (["\n".join(self.alarms())] if self.alarms() else []))
+
+    def alarms(self) -> list[str]:
+        """Violated rate curves, then a line for breaches of the bracket (theory §5.3)."""
+        lines = super(GameResult, self).alarms()
+        breaches = self.meta.get("game", {}).get("breaches", [])
+        if breaches:
+            b = breaches[0]
+            lines.append(f"!!! EMBEDDING BRACKET BREACHED {len(breaches)} time(s), first at t = {b['t']}: "
+                         f"{b['which']} ({b['lhs']:.6g} > {b['rhs']:.6g}); theory §5 says this cannot happen — a bug")
+        return lines
 
     def bound_metric(self, name: str) -> str:
         """Every curve of theory §5 bounds the λ-player's average regret.
@@ -54,11 +92,18 @@ class EmbeddingResult(GameResult):
         """
         return "regret"
 
+    def _by_replicate(self, metric: str) -> np.ndarray:
+        """Values of ``metric`` as a (checkpoints, 1) array (one replicate; no pivot needed)."""
+        m = self.metrics[self.metrics.metric == metric]
+        return m.sort_values("t")["value"].to_numpy()[:, None]
+
     def history(self) -> pd.DataFrame:
         """One row per checkpoint t, one column per metric (bound curves included)."""
-        wide = self.metrics.pivot_table(index="t", columns="metric", values="value", aggfunc="first")
-        wide.columns.name = None
-        return wide.reset_index()
+        if getattr(self, "_history", None) is None:
+            wide = self.metrics.pivot(index="t", columns="metric", values="value")
+            wide.columns.name = None
+            self._history = wide.reset_index()
+        return self._history.copy()
 
     def summary(self) -> pd.DataFrame:
         """One row: n, d, k, T, η, the bracket (dual_best, distortion), gap, regret and the tightest rate bound."""
@@ -115,9 +160,9 @@ class EmbeddingResult(GameResult):
         """
         from .storage import save_run
         path = save_run(self, path, config=config, report=False, force=force)
-        (path / "report.md").write_text("# Near-isometric embedding report\n\n"
-                                        + self.summary().to_string(index=False) + "\n\n"
-                                        + self.history().to_string(index=False) + "\n")
+        parts = ["# Near-isometric embedding report", self.summary_text(markdown=True),
+                 "## History\n\n" + self.history().to_string(index=False)]
+        (path / "report.md").write_text("\n\n".join(parts) + "\n")
         arrays = {k: np.asarray(val) for k, val in self.solution.items() if val is not None}
         np.savez(path / "solution.npz", **arrays)
         import matplotlib.pyplot as plt

@@ -12,8 +12,8 @@ it with ``result="module:Class"``; :func:`onlinelab.load_run` reads the kind fro
 so ``onlinelab report RUN`` prints the right table for every kind.  The class should subclass
 :class:`~onlinelab.Result` and may override ``summary``, ``summary_text``, ``exit_status`` and ``plot``.
 
->>> print(*sorted(kinds())[:1])
-game
+>>> "game" in kinds()
+True
 >>> result_class({"kind": "game"}).__name__, result_class({}).__name__
 ('GameResult', 'Result')
 """
@@ -137,3 +137,5 @@ register_run_kind("game", "onlinelab.game_config:run_outcome", "onlinelab.recove
                   result="onlinelab.game_result:GameResult")
 register_run_kind("manifold", "onlinelab.manifold.experiment:run_outcome", "onlinelab.manifold.experiment:listing",
                   "manifold methods", result="onlinelab.manifold.result:ManifoldResult")
+register_run_kind("embedding", "onlinelab.embedding_config:run_outcome", "onlinelab.embedding_config:listing",
+                  "near-isometric embedding data", result="onlinelab.embedding_result:EmbeddingResult")
