@@ -139,3 +139,5 @@ register_run_kind("manifold", "onlinelab.manifold.experiment:run_outcome", "onli
                   "manifold methods", result="onlinelab.manifold.result:ManifoldResult")
 register_run_kind("embedding", "onlinelab.embedding_config:run_outcome", "onlinelab.embedding_config:listing",
                   "near-isometric embedding data", result="onlinelab.embedding_result:EmbeddingResult")
+register_run_kind("bregman", "onlinelab.bregman.config:run_outcome", "onlinelab.bregman.config:listing",
+                  "robust PCA, completion and composite methods", result="onlinelab.bregman.loop:IterationResult")

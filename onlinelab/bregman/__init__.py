@@ -4,6 +4,9 @@
   and 9 (its FISTA acceleration), with the rate curves checked at every checkpoint;
 * :func:`complete_matrix` — Algorithms 10/11 (matrix completion), and :func:`complete_stream`, the
   online version on a recommender stream that reveals a batch of entries per round;
+* :func:`prox_gradient` — gradient descent, ISTA and FISTA on :class:`Lasso`, :class:`HuberLasso`,
+  :class:`LeastSquares` (scikit-learn's diabetes data), and :func:`svm_dual`, the soft-margin SVM by its
+  dual with the primal–dual gap; the ``[bregman]`` run kind (:mod:`~onlinelab.bregman.config`);
 * :mod:`~onlinelab.bregman.prox` — soft-thresholding, singular value thresholding and their envelopes;
 * :mod:`~onlinelab.bregman.loop` — :func:`iterate`, the runner every method here shares, and
   :class:`IterationResult`, the tidy table with ``bound:*`` rows.
@@ -13,9 +16,12 @@
 >>> int(res.final("rank").iloc[0])
 1
 """
+from .composite import HuberLasso, Lasso, LeastSquares, ProxGradient, prox_gradient
 from .completion import MatrixCompletion, OnlineCompletion, RecommenderStream, complete_matrix, complete_stream
 from .loop import IterationResult, iterate
 from .rpca import RobustPCA, robust_pca
+from .svm import SVMDual, svm_dual
 
 __all__ = ["IterationResult", "iterate", "RobustPCA", "robust_pca", "MatrixCompletion", "OnlineCompletion",
-           "RecommenderStream", "complete_matrix", "complete_stream"]
+           "RecommenderStream", "complete_matrix", "complete_stream", "HuberLasso", "Lasso", "LeastSquares",
+           "ProxGradient", "prox_gradient", "SVMDual", "svm_dual"]

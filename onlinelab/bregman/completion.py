@@ -30,7 +30,7 @@ import numpy as np
 from .. import validation as v
 from ..errors import ConfigError
 from .linearised import LinearisedBregman
-from .loop import iterate
+from .loop import iterate, single_blas
 from .prox import nuclear_envelope, svt
 from .rpca import check_tau, matrices, per_replicate
 
@@ -245,6 +245,7 @@ class OnlineCompletion(MatrixCompletion):
         return {**super().describe(), "stream": {"batch": self.stream.batch, "holdout": self.stream.holdout}}
 
 
+@single_blas
 def complete_matrix(M_observed, mask=None, gamma=None, accelerated: bool = True, iters: int = 500, *,
                     tau: float = 1.0, t_rule: str = "recursive", momentum: str = "fista", truth=None,
                     checkpoints=None, reference: bool = True, tol: float = 1e-10):
@@ -287,6 +288,7 @@ def complete_matrix(M_observed, mask=None, gamma=None, accelerated: bool = True,
     return (L[0] if np.asarray(M_observed).ndim == 2 else L), res
 
 
+@single_blas
 def complete_stream(truth, batch: int, gamma: float, rounds: int | None = None, *, holdout: float = 0.2,
                     tau: float = 1.0, accelerated: bool = False, seed: int = 0, checkpoints=None):
     """Online completion on a :class:`RecommenderStream` of ``truth``; returns ``(L, result)``.

@@ -25,7 +25,7 @@ import numpy as np
 from .. import validation as v
 from ..bounds import Bound
 from ..errors import ConfigError
-from .loop import iterate
+from .loop import iterate, single_blas
 from .momentum import Momentum, restarted_fista, t_value
 from .prox import huber, soft_threshold
 
@@ -269,6 +269,7 @@ class ProxGradient:
                                                                                      "step_norm")}}
 
 
+@single_blas
 def prox_gradient(problem, iters: int = 500, *, accelerated: bool = False, t_rule: str = "recursive", step=None,
                   w0=None, checkpoints=None, reference: bool = True, tol: float = 1e-12):
     """Run ISTA/GD or FISTA on ``problem`` for ``iters`` iterations; returns ``(w, result)`` (w: (n,) or (R, n)).

@@ -38,8 +38,22 @@ from ..bounds import LossStats
 from ..errors import BoundViolationWarning
 from ..result import Result, _frame
 from ..simulator import _checkpoints
+from ..tables import Column, format_table
 
 BOUND_TOL = 1e-9
+NO_RATE = "no rate curve (no reference solve, or its assumptions failed)"
+
+
+def single_blas(func):
+    """Run ``func`` with BLAS limited to one thread (as :func:`onlinelab.simulate` does): parallelism is per process."""
+    import functools
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        from threadpoolctl import threadpool_limits
+        with threadpool_limits(limits=1):
+            return func(*args, **kwargs)
+    return wrapper
 
 
 def iterate(method, iters: int, *, checkpoints=None, stream=None, label: str | None = None,
@@ -184,6 +198,22 @@ class IterationResult(Result):
                    breaches=len(it["breaches"]))
         return pd.DataFrame([row])
 
+    def summary_text(self, markdown: bool = False) -> str:
+        """The summary as a table (what ``onlinelab run`` / ``report`` print), then one line per breached curve.
+
+        Parameters
+        ----------
+        markdown : bool, default False
+            Write the table in Markdown (report.md).
+        """
+        cols = [Column("method", fmt="text"), Column("problem", fmt="text"), Column("iterations", fmt="d"),
+                Column("replicates", "R", fmt="d")]
+        cols += [Column(m, fmt=".4g" if m in ("rank", "nnz", "seen") else "auto", na="not logged (no reference solve)")
+                 for m in self.meta["iteration"]["headline"]]
+        cols += [Column("bound", "rate bound", na=NO_RATE), Column("bound_name", "rate", fmt="text", na=NO_RATE),
+                 Column("ratio", "metric/bound", fmt=".3g", na=NO_RATE), Column("breaches", fmt="d")]
+        return "\n".join([format_table(self.summary(), cols, markdown=markdown)] + self.alarms())
+
     def plot(self, ax=None, metric=None, environment=None):
         """Log-log curves of the headline metrics (or ``metric``) with the rate curves; returns the Axes."""
         import matplotlib.pyplot as plt
@@ -221,8 +251,7 @@ class IterationResult(Result):
 
         from ..storage import save_run
         path = save_run(self, path, config=config, report=False, force=force)
-        text = "# Iterative method report\n\n" + self.summary().to_string(index=False) + "\n\n" + \
-            self.bounds().to_string(index=False) + "\n"
+        text = "# Iterative method report\n\n" + self.summary_text(markdown=True) + "\n"
         (path / "report.md").write_text(text)
         ax = self.plot()
         ax.figure.tight_layout()

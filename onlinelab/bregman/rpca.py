@@ -35,7 +35,7 @@ import numpy as np
 from .. import validation as v
 from ..errors import ConfigError
 from .linearised import LinearisedBregman
-from .loop import iterate
+from .loop import iterate, single_blas
 from .prox import l1_envelope, nuclear_envelope, soft_threshold, svt
 
 
@@ -192,6 +192,7 @@ class RobustPCA(LinearisedBregman):
         return {"alpha": self.alpha.tolist(), "gamma": self.gamma.tolist()}
 
 
+@single_blas
 def robust_pca(X, alpha=None, gamma=None, accelerated: bool = True, iters: int = 500, *, tau: float = 0.5,
                t_rule: str = "recursive", momentum: str = "fista", checkpoints=None, reference: bool = True,
                tol: float = 1e-10):

@@ -24,6 +24,7 @@ import numpy as np
 from .. import validation as v
 from ..errors import ConfigError
 from .composite import prox_gradient
+from .loop import single_blas
 from .momentum import restarted_fista
 
 
@@ -92,6 +93,7 @@ class SVMDual:
         return {"problem": f"svm-dual {self.Z.shape[0]}x{self.Z.shape[1]} α={self.alpha:g}"}
 
 
+@single_blas
 def svm_dual(X=None, y=None, alpha: float = 1.0, iters: int = 500, *, accelerated: bool = False,
              t_rule: str = "recursive", checkpoints=None, reference: bool = True):
     """Soft-margin SVM by projected gradient (or FISTA) on its dual; returns ``(w, λ, result)``.
