@@ -22,7 +22,8 @@ the breast-cancer data (alpha); every problem takes ``accelerated`` and ``t_rule
 Unknown keys are errors with "did you mean".
 
 >>> res, cfg = run_bregman_config({"bregman": {"problem": "lasso", "alpha": 300.0}}, rounds=50)
->>> cfg["bregman"]["problem"], res.breaches
+>>> table = cfg["bregman"]
+>>> table["problem"], res.breaches
 ('lasso', [])
 """
 from __future__ import annotations

@@ -39,22 +39,10 @@ class LinearisedBregman:
     A subclass sets ``self.b`` (R, n, s), ``self.lip_A`` (‖A‖²), ``self.name``, ``self.problem``,
     ``self.refs`` (algorithm names for the plain and accelerated curves) and implements
     ``adjoint(B)`` (one block; ``adjoint_sq`` when there are several), ``forward(parts)``, ``prox(Z, fac)`` → (parts, rank), ``envelope(Z, fac)``,
-    ``primal_value(parts)``, ``feasible(parts)`` and ``params()``.
-
-    Parameters
-    ----------
-    tau : float
-        τ, with τ‖A‖² ≤ 1.
-    accelerated : bool
-        FISTA momentum on G_τ.
-    t_rule : {"recursive", "linear"}
-        The momentum's t_k rule.
-    momentum : {"fista", "notes"}
-        The momentum weight (see :mod:`onlinelab.bregman.momentum`).
-    reference : bool
-        Run the reference solve for G⋆ and B̂.
-    tol : float
-        Relative gradient tolerance of the reference solve.
+    ``primal_value(parts)``, ``feasible(parts)`` and ``params()``, then calls
+    ``_setup(tau, accelerated, t_rule, momentum, reference, tol)``: τ (τ‖A‖² ≤ 1), FISTA momentum or
+    not, the t_k rule and β formula (:mod:`onlinelab.bregman.momentum`), whether to run the reference
+    solve for G⋆ and B̂, and its relative gradient tolerance.
     """
 
     headline = ("dual_gap", "residual", "rank")

@@ -11,10 +11,10 @@ proof of the 2‖x⁰ − x̂‖²/(τ(k+1)²) rate uses [std]:
 proved for it, so the rate curve is marked not applicable.  (The notes' claim t_k ≥ k is false:
 t_2 = 1.618; the true fact is t_k ≥ (k+1)/2.)
 
->>> [round(b, 4) for b in betas(4, "recursive")]
-[0.0, 0.2818, 0.434, 0.5311]
->>> betas(3, "linear")
-[0.0, 0.25, 0.4]
+>>> tuple(round(b, 4) for b in betas(4, "recursive"))
+(0.0, 0.2818, 0.434, 0.5311)
+>>> tuple(betas(3, "linear"))
+(0.0, 0.25, 0.4)
 """
 from __future__ import annotations
 
