@@ -129,9 +129,22 @@ def weighted_gram(X: np.ndarray, lam: np.ndarray) -> np.ndarray:
     return (M + M.T) / 2
 
 
-def _dense_top_k(X, lam, k):
-    w, U = np.linalg.eigh(weighted_gram(X, lam))
+def gram_top_k(M: np.ndarray, k: int):
+    """Top-k eigenvalues (descending) and eigenvectors of a formed symmetric M (``eigh``).
+
+    Parameters
+    ----------
+    M : numpy.ndarray, shape (d, d)
+        A symmetric matrix, e.g. :func:`weighted_gram`'s.
+    k : int
+        How many eigenpairs.
+    """
+    w, U = np.linalg.eigh(M)
     return w[::-1][:k].copy(), U[:, ::-1][:, :k].copy()
+
+
+def _dense_top_k(X, lam, k):
+    return gram_top_k(weighted_gram(X, lam), k)
 
 
 def _lobpcg_top_k(X, lam, k, V0, tol, maxiter):

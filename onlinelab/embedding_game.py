@@ -34,7 +34,7 @@ import numpy as np
 from .base import Learner
 from .domains import Simplex
 from .embedding_bounds import centred_bound, ld_bound
-from .embedding_dual import captured, check_k, pick_solver, top_k
+from .embedding_dual import captured, check_k, gram_top_k, pick_solver, top_k, weighted_gram
 from .embedding_result import EmbeddingResult
 from .errors import BoundViolationWarning
 from .game import _Player, run_rounds
@@ -74,7 +74,8 @@ class TopKResponse(Learner):
     """BESTRESP+ on the Fantope F_k: play the top-k eigenvectors of M(λ_t) (theory §5).
 
     Prescient: it sees the λ-player's weights before playing, so its regret is ≤ 0.  The play's
-    ``mixed`` is V (d × k); ``info`` carries the eigenvalues ``mu`` and ``captured`` = ‖Vᵀx_i‖².
+    ``mixed`` is V (d × k); ``info`` carries the eigenvalues ``mu``, ``captured`` = ‖Vᵀx_i‖² and, on the
+    dense path, the matrix ``gram`` = M(λ_t).
 
     Parameters
     ----------
@@ -98,9 +99,12 @@ class TopKResponse(Learner):
         return TopKState(None, 0)
 
     def act(self, state, rng, loss=None) -> Play:
-        out = top_k(loss.X, loss.lam, self.n_components, solver=self.solver, warm=state.warm, tol=self.tol)
-        mu, V = out[0], out[1]
-        return Play(V, info={"mu": mu, "captured": captured(loss.X, V), "warm": out[2] if len(out) > 2 else None})
+        if self.solver == "dense":       # M(λ_t) is formed anyway: hand it on (the game averages it for M(λ̄_t))
+            M = weighted_gram(loss.X, loss.lam)
+            mu, V = gram_top_k(M, self.n_components)
+            return Play(V, info={"mu": mu, "captured": captured(loss.X, V), "warm": None, "gram": M})
+        mu, V, warm = top_k(loss.X, loss.lam, self.n_components, solver=self.solver, warm=state.warm, tol=self.tol)
+        return Play(V, info={"mu": mu, "captured": captured(loss.X, V), "warm": warm, "gram": None})
 
     def update(self, state, play, feedback, rng) -> TopKState:
         return TopKState(play.info["warm"], state.t + 1)
@@ -139,7 +143,7 @@ def play_embedding_game(X: np.ndarray, k: int, *, T: int = 120, eta: float, solv
     players = {"lambda": _Player("lambda", lam_player, Context(d=n, T=T, replicates=1, domain="simplex"), 0),
                "P": _Player("P", p_player, Context(d=d, T=T, replicates=1, domain=f"fantope:{k}"), 0)}
     simplex = Simplex(n)
-    s = {"lam": np.zeros(n), "c": np.zeros(n), "P": np.zeros((d, d)), "payoff": 0.0, "g_best": -np.inf,
+    s = {"lam": np.zeros(n), "c": np.zeros(n), "P": np.zeros((d, d)), "M": np.zeros((d, d)), "payoff": 0.0, "g_best": -np.inf,
          "eps_best": np.inf, "V_best": None, "lam_best": None, "warm_avg": None, "V_avg": None, "cur": None}
     rows: dict[str, list] = {}
     breaches: list[dict] = []
@@ -155,6 +159,8 @@ def play_embedding_game(X: np.ndarray, k: int, *, T: int = 120, eta: float, solv
         s["lam"] += lam
         s["c"] += c
         s["P"] += V @ V.T
+        if info["gram"] is not None:
+            s["M"] += info["gram"]                          # Σ M(λ_s): M is linear in λ, so M(λ̄_t) = this / t
         s["payoff"] += 1.0 - float(c @ lam)                 # Φ(λ_t, P_t) = g(λ_t) for an exact best response
         s["g_best"] = max(s["g_best"], 1.0 - float(np.sum(info["mu"])))
         eps = 1.0 - float(c.min())
@@ -166,8 +172,10 @@ def play_embedding_game(X: np.ndarray, k: int, *, T: int = 120, eta: float, solv
             _checkpoint(t)
 
     def _checkpoint(t):
-        lam_bar = s["lam"] / t
-        out = top_k(X, lam_bar, k, solver=solver, warm=s["warm_avg"], tol=tol)
+        if solver == "dense":
+            out = gram_top_k(s["M"] / t, k)
+        else:
+            out = top_k(X, s["lam"] / t, k, solver=solver, warm=s["warm_avg"], tol=tol)
         s["warm_avg"], s["V_avg"] = (out[2] if len(out) > 2 else None), out[1]
         g_avg = 1.0 - float(np.sum(out[0]))
         s["g_best"] = max(s["g_best"], g_avg)

@@ -16,7 +16,6 @@ tests and the notebook call :func:`run` with a small size.
 from __future__ import annotations
 
 import pathlib
-import sys
 import time
 
 import numpy as np
@@ -57,16 +56,19 @@ def run(digits=DIGITS, sizes=SIZES, ks=KS, subsets: int = 5, T: int = 120, sdp_s
         sdp_time_limit: float = 60.0, out=None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(raw, table): one raw row per instance and method; the table of mean ± sd; files in ``out``."""
     rows = []
+    if out is not None:
+        out = pathlib.Path(out)
+        out.mkdir(parents=True, exist_ok=True)
     for digit in digits:
         for r in sizes:
             for k in ks:
                 for seed in range(subsets):
                     rows += one_instance(digit, r, k, seed, T, r in sdp_sizes and seed < sdp_subsets, sdp_time_limit)
+            if out is not None:     # what is finished stays readable if the run stops midway
+                pd.DataFrame(rows).to_csv(out / "near_isometric_raw.csv", index=False)
     raw = pd.DataFrame(rows)
     table = summarise(raw)
     if out is not None:
-        out = pathlib.Path(out)
-        out.mkdir(parents=True, exist_ok=True)
         raw.to_csv(out / "near_isometric_raw.csv", index=False)
         (out / "near_isometric.md").write_text(table.to_string(index=False, float_format="%.3f") + "\n")
         figure(raw).savefig(out / "near_isometric.png", dpi=110)
@@ -114,8 +116,15 @@ def figure(raw: pd.DataFrame):
 
 
 if __name__ == "__main__":
-    out = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else pathlib.Path("runs") / "near_isometric"
-    _, tab = run(out=out)
+    import argparse
+    ap = argparse.ArgumentParser(description="the source's protocol on scikit-learn's digits (theory §5)")
+    ap.add_argument("out", nargs="?", default=str(pathlib.Path("runs") / "near_isometric"))
+    ap.add_argument("--ks", type=int, nargs="+", default=list(KS))
+    ap.add_argument("--subsets", type=int, default=5)
+    ap.add_argument("--sdp-subsets", type=int, default=1)
+    args = ap.parse_args()
+    out = pathlib.Path(args.out)
+    _, tab = run(ks=tuple(args.ks), subsets=args.subsets, sdp_subsets=args.sdp_subsets, out=out)
     with pd.option_context("display.width", 200, "display.max_rows", 500):
         print(tab.to_string(index=False, float_format="%.3f"))
     print(f"written to {out}")
