@@ -66,6 +66,11 @@ class SpikedCovariance(ol.Environment):
     def covariance(self) -> np.ndarray:
         return self.sqrt_cov @ self.sqrt_cov
 
+    def population_play(self):
+        """A unit vector of the spiked subspace (every one is a top eigenvector of Σ), for ``comparator="truth"``."""
+        U = self.subspace[:, :1]
+        return ol.EigenPlay(np.ones((self.replicates, 1)), np.broadcast_to(U, (self.replicates,) + U.shape))
+
     def emit(self, t, history):
         x = self.rng.normal(self.d) @ self.sqrt_cov
         norm = np.linalg.norm(x, axis=1, keepdims=True)

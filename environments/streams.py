@@ -53,6 +53,11 @@ class SubspaceStream(ol.Environment):
         """Held-out samples (d, n) for the reconstruction error."""
         raise NotImplementedError
 
+    def population_play(self):
+        """The projector onto the true top-k subspace, for every replicate (``comparator="truth"``)."""
+        U = self.truth()[0]
+        return ol.EigenPlay(np.ones((self.replicates, U.shape[1])), np.broadcast_to(U, (self.replicates,) + U.shape))
+
     def checkpoint_metrics(self, learner, state) -> dict:
         if not hasattr(learner, "subspace"):
             return {}

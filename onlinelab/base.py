@@ -232,6 +232,15 @@ class Environment(_Params):
         """
         raise NotImplementedError
 
+    def population_play(self):
+        """The play that is optimal for the population the round just emitted was drawn from, or None.
+
+        Used by ``simulate(..., comparator="truth")``: regret is then measured against this play,
+        round by round, instead of the best fixed play in hindsight.  The default, None, means the
+        environment knows no population truth (adversarial sequences have none).
+        """
+        return None
+
     def checkpoint_metrics(self, learner, state) -> dict[str, np.ndarray]:
         """Extra per-replicate metrics that need the environment's ground truth (default: none).
 

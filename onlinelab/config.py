@@ -1,6 +1,7 @@
 """Typed experiment configuration in TOML, validated with errors that name the key and the fix.
 
-A config has a ``[run]`` table (``seed``, ``rounds``, ``replicates``, ``checkpoints``, ``name``),
+A config has a ``[run]`` table (``seed``, ``rounds``, ``replicates``, ``checkpoints``, ``name``,
+``comparator``: ``"exact"``, ``"truth"`` or ``"none"``, see :func:`onlinelab.simulate`),
 one ``[[environments]]`` table per environment and one ``[[learners]]`` table per learner, and
 optionally a ``[delay]`` table (delayed feedback, :func:`onlinelab.delays.make_delay`) or an
 ``[arrivals]`` table (asynchronous arrivals, :class:`onlinelab.arrivals.Arrivals`);
@@ -28,7 +29,8 @@ from . import validation as v
 from .errors import ConfigError, ConfigTypeError
 from .registry import environment_class, learner_class
 
-RUN_KEYS = {"name": "run", "seed": 0, "rounds": 1000, "replicates": 8, "checkpoints": 40, "plugins": []}
+RUN_KEYS = {"name": "run", "seed": 0, "rounds": 1000, "replicates": 8, "checkpoints": 40, "plugins": [],
+            "comparator": "exact"}
 TOP_KEYS = ("run", "environments", "learners", "delay", "arrivals")
 AUTO = "auto"
 
@@ -53,6 +55,7 @@ class ExperimentConfig:
     learners: list
     delay: dict | None = None
     arrivals: dict | None = None
+    comparator: str = "exact"
 
     def build(self):
         """Instantiate ``(environments, {label: learner})`` from the registry."""
@@ -137,6 +140,7 @@ def parse(data: dict) -> ExperimentConfig:
         environments=_specs(data.get("environments"), "environments"),
         learners=_specs(data.get("learners"), "learners"),
         delay=_table(data, "delay"), arrivals=_table(data, "arrivals"),
+        comparator=v.choice("run.comparator", merged["comparator"], ("exact", "truth", "none")),
     )
     from .preflight import check as preflight
     preflight([(s.name, s.params) for s in cfg.environments], n_learners=len(cfg.learners), T=cfg.rounds,
@@ -155,7 +159,7 @@ def resolved(cfg: ExperimentConfig) -> dict:
     """The config with every default written out (``None`` as ``"auto"``)."""
     envs, learners = cfg.build()
     out = {"run": {"name": cfg.name, "seed": cfg.seed, "rounds": cfg.rounds, "replicates": cfg.replicates,
-                   "checkpoints": cfg.checkpoints},
+                   "checkpoints": cfg.checkpoints, "comparator": cfg.comparator},
            "environments": [{"name": e.name, **e.get_params()} for e in envs],
            "learners": [{"name": lrn.name, "label": label, **lrn.get_params()} for label, lrn in learners.items()]}
     for key in ("delay", "arrivals"):

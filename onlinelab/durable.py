@@ -174,7 +174,7 @@ def execute(cfg, resolved: dict, path: pathlib.Path, durable: Durable, progress:
         try:
             result = simulate(envs, learners, T=cfg.rounds, replicates=cfg.replicates, seed=cfg.seed,
                               checkpoints=cfg.checkpoints, progress=progress, durable=durable,
-                              delay=cfg.delay, arrivals=cfg.arrivals)
+                              delay=cfg.delay, arrivals=cfg.arrivals, comparator=cfg.comparator)
         except OnlinelabError as exc:
             if getattr(exc, "partial", None) is not None:  # what finished, beside the checkpoint
                 storage.write_files(exc.partial, path, config=resolved)

@@ -90,8 +90,9 @@ def run_game_config(data: dict, *, seed=None, rounds=None, replicates=None):
     if not isinstance(data, dict) or not isinstance(data.get("game"), dict):
         raise ConfigTypeError("a game config needs a [game] table; see onlinelab.game_config for the two forms")
     v.known_keys("the config's top level", data, ("run", "game"))
-    run = {**RUN_KEYS, **data.get("run", {})}
-    v.known_keys("[run]", data.get("run", {}), RUN_KEYS)
+    game_keys = {k: val for k, val in RUN_KEYS.items() if k != "comparator"}  # a game has no comparator choice
+    run = {**game_keys, **data.get("run", {})}
+    v.known_keys("[run]", data.get("run", {}), game_keys)
     for key, val in (("seed", seed), ("rounds", rounds), ("replicates", replicates)):
         if val is not None:
             run[key] = val

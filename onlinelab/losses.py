@@ -156,7 +156,7 @@ class MatrixLoss:
             raise LossError(f"{where}: loss has shape (replicates, d) = {self.shape}, expected ({R}, {d}); "
                             "emit one d × d loss per replicate (leading axis R)")
         dense_ok = self._check_finite_symmetric(where)
-        if bound is not None and dense_ok:
+        if bound is not None and dense_ok and bound < float("inf"):
             fro = np.sqrt(self.frobenius_sq())
             if np.any(fro > bound * (1 + 1e-9)):  # ‖L‖₂ ≤ ‖L‖_F: only then compute the spectrum
                 norm = self.spectral_norm()
@@ -261,8 +261,11 @@ class FactoredLoss(MatrixLoss):
         return super().spectral_norm()
 
     def frobenius_sq(self):
-        gram = np.swapaxes(self.factors, 1, 2) @ self.factors  # (R, k, k)
-        return np.einsum("k,rkl,l,rkl->r", self.coef, gram, self.coef, gram)
+        cached = self.__dict__.get("_fro_sq")  # validation and statistics both ask: one k × k Gram per loss
+        if cached is None:
+            gram = np.swapaxes(self.factors, 1, 2) @ self.factors  # (R, k, k)
+            cached = self.__dict__["_fro_sq"] = np.einsum("k,rkl,l,rkl->r", self.coef, gram, self.coef, gram)
+        return cached
 
     def add_to(self, total):
         total += self.dense()

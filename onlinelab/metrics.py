@@ -20,41 +20,67 @@ from __future__ import annotations
 import numpy as np
 
 
-class LossTracker:
-    """Comparator and cumulative loss statistics of one loss sequence (all replicates)."""
+COMPARATORS = ("exact", "truth", "none")
 
-    def __init__(self, replicates: int, d: int):
+
+class LossTracker:
+    """Comparator and cumulative loss statistics of one loss sequence (all replicates).
+
+    ``comparator`` chooses what regret is measured against: ``"exact"`` the best fixed action in
+    hindsight (the loss type's own comparator), ``"truth"`` the environment's population optimum
+    played every round (``population``, the environment whose ``population_play()`` gives it; one
+    loss evaluation a round), ``"none"`` nothing — no regret, no statistics, no bounds; only losses are recorded.
+    """
+
+    def __init__(self, replicates: int, d: int, comparator: str = "exact", population=None):
         self.R, self.d = replicates, d
+        self.mode, self.population = comparator, population
         self._comparator = None
+        self._truth = np.zeros(replicates)
         self.sums: dict[str, np.ndarray] = {}
-        self.history: dict[str, list] = {"comparator": []}
+        self.history: dict[str, list] = {} if comparator == "none" else {"comparator": []}
         self._cached_t = None
         self._cached = None
         self.rounds = 0
 
     def add(self, loss) -> None:
-        if self._comparator is None:
-            self._comparator = loss.comparator(self.R, self.d)
-        self._comparator.add(loss)
+        self.rounds += 1
+        if self.mode == "none":
+            return
+        if self.mode == "truth":
+            self._truth += loss.mixed_value(self.population.population_play())
+        else:
+            if self._comparator is None:
+                self._comparator = loss.comparator(self.R, self.d)
+            self._comparator.add(loss)
         sums = self.sums
         for key, val in loss.statistics().items():
             if key in sums:
                 sums[key] += val
             else:
                 sums[key] = np.array(val, dtype=float)
-        self.rounds += 1
 
-    def comparator(self) -> np.ndarray:
-        """Best fixed action's cumulative loss so far, per replicate (cached per round)."""
+    def comparator(self) -> np.ndarray | None:
+        """Best fixed action's cumulative loss so far, per replicate (cached per round); None without one."""
+        if self.mode == "none":
+            return None
+        if self.mode == "truth":
+            return self._truth.copy()
         if self._cached_t != self.rounds:
             self._cached, self._cached_t = self._comparator.value(), self.rounds
         return self._cached
 
-    def pooled_comparator(self) -> float:
+    def pooled_comparator(self) -> float | None:
+        if self.mode == "none":
+            return None
+        if self.mode == "truth":
+            return float(self._truth.mean())
         return self._comparator.pooled_value()
 
     def snapshot(self) -> None:
         """Remember the comparator and the sums at this checkpoint (for the bound curves)."""
+        if self.mode == "none":
+            return
         self.history["comparator"].append(self.comparator().copy())
         for key, val in self.sums.items():
             self.history.setdefault(key, []).append(val.copy())
@@ -77,19 +103,16 @@ class Recorder:
 
     def checkpoint(self, t: int, tracker: LossTracker, runtime_s: float, extra: dict) -> None:
         comp = tracker.comparator()
-        values = {
-            "regret": self.cum_expected - comp,
-            "realized_regret": self.cum_realized - comp,
-            "comparator_loss": comp,
-            "cumulative_loss": self.cum_expected.copy(),
-            "runtime_s": np.full(self.R, runtime_s),
-        }
+        values = {} if comp is None else {"regret": self.cum_expected - comp,
+                                          "realized_regret": self.cum_realized - comp, "comparator_loss": comp}
+        values.update(cumulative_loss=self.cum_expected.copy(), runtime_s=np.full(self.R, runtime_s))
         for key, val in extra.items():
             values[key] = np.broadcast_to(np.asarray(val, dtype=float), (self.R,))
         self.t.append(t)
         for key, val in values.items():
             self.rows.setdefault(key, []).append(np.array(val, dtype=float))
-        self.pseudo_regret.append(float(self.cum_expected.mean() - tracker.pooled_comparator()))
+        pooled = tracker.pooled_comparator()
+        self.pseudo_regret.append(None if pooled is None else float(self.cum_expected.mean() - pooled))
 
     def arrays(self) -> dict[str, np.ndarray]:
         """metric → (C, R) array over the checkpoints recorded so far."""

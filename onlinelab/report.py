@@ -126,5 +126,5 @@ def write_report(result, path) -> None:
         matplotlib.use("Agg")
     path = pathlib.Path(path)
     (path / "report.md").write_text(summary_markdown(result))
-    fig, _ = plot_regret(result)
+    fig, _ = plot_regret(result, metric="regret" if "regret" in set(result.metrics.metric) else "cumulative_loss")
     F.save_figure(fig, path / "report.png")

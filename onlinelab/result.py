@@ -74,7 +74,8 @@ def build_result(env, env_label, ctx, slots, timing, seed, failed=None) -> "Resu
         arrays = slot.recorder.arrays()
         t = np.asarray(slot.recorder.t[: len(next(iter(arrays.values()))) if arrays else 0])
         hist = slot.tracker.history
-        if len(t):
+        scored = len(t) and "regret" in arrays   # comparator="none" measures no regret, so no bound applies
+        if scored:
             stats = LossStats(t, np.stack(hist["comparator"][: len(t)], axis=1),
                               **{k: np.stack(val[: len(t)], axis=1) for k, val in hist.items() if k != "comparator"})
         learners_meta[slot.label] = {"name": slot.learner.name, "class": type(slot.learner).__name__,
@@ -84,7 +85,7 @@ def build_result(env, env_label, ctx, slots, timing, seed, failed=None) -> "Resu
             entry = {"learner": slot.label, "environment": env_label, "name": bound.name, "ref": bound.ref,
                      "formula": bound.formula, "assumptions": dict(bound.assumptions), "holds": bound.holds,
                      "pointwise": bound.pointwise, "violated": False, "worst_ratio": None, "final_bound": None}
-            if len(t):
+            if scored:
                 R = arrays["regret"].shape[1]
                 curve = np.broadcast_to(np.asarray(bound.curve(stats), dtype=float), (R, len(t))).T  # (C, R)
                 arrays[f"bound:{bound.name}"] = curve
@@ -111,6 +112,7 @@ def build_result(env, env_label, ctx, slots, timing, seed, failed=None) -> "Resu
         "timings": {env_label: timing},
         # theory §1.1: mean cumulative loss minus λ_min of the replicate-averaged cumulative loss
         "pseudo_regret": {env_label: pseudo},
+        "comparator": slots[0].tracker.mode if slots else "exact",  # what regret is measured against
     }
     result = Result(pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=COLUMNS), meta)
     for b in bounds_meta:
@@ -270,8 +272,10 @@ class Result:
         """One row per learner × environment: final regret mean and 95% CI, tightest applicable bound, ratio, µs."""
         rows = []
         bounds = self.bounds()
-        for (learner, env), df in self.final("regret").groupby(level=["learner", "environment"], sort=False):
-            vals = df.to_numpy()
+        scored = "regret" in set(self.metrics.metric)  # not with comparator="none": regret is n/a there
+        for (learner, env), df in self.final("regret" if scored else "cumulative_loss").groupby(
+                level=["learner", "environment"], sort=False):
+            vals = df.to_numpy() if scored else np.full(len(df), np.nan)
             n = len(vals)
             mean = float(vals.mean())
             half = float(sps.t.ppf(0.975, n - 1) * vals.std(ddof=1) / np.sqrt(n)) if n > 1 else float("nan")

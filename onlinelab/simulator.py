@@ -29,7 +29,7 @@ from . import validation as v
 from .base import Environment, Learner
 from .compat import check_pairings
 from .errors import ConfigError, OnlinelabError, ProtocolError, SimulationError
-from .metrics import LossTracker, Recorder
+from .metrics import COMPARATORS, LossTracker, Recorder
 from .progress import Progress
 from .protocol import Context, Feedback, HistoryView, frozen, frozen_mixed
 from .registry import make_environment
@@ -222,7 +222,8 @@ class _Slot:
         self.recorder.checkpoint(t, self.tracker, self.runtime, extra)
 
 
-def _run_one(env, env_label, learners, T, R, seed, ckpts, progress, durable=None, delay=None, arrivals=None) -> Result:
+def _run_one(env, env_label, learners, T, R, seed, ckpts, progress, durable=None, delay=None, arrivals=None,
+             comparator="exact") -> Result:
     ctx = Context(d=env.d, T=T, replicates=R, loss_bound=env.loss_bound, psd=env.psd, adaptive=env.adaptive,
                   fro_sq_mean=env.fro_sq_mean, domain=getattr(env, "domain", "spectraplex"))
 
@@ -234,12 +235,20 @@ def _run_one(env, env_label, learners, T, R, seed, ckpts, progress, durable=None
         e.reset(BatchRNG.from_seed(seed, "environment", env_label, R), T)
         return e
 
+    if comparator == "truth" and type(env).population_play is Environment.population_play:
+        raise ConfigError(f"comparator='truth' needs the population optimum of environment {env_label!r}, which it does "
+                          "not define (population_play); use comparator='exact' (best in hindsight) or 'none'")
+
+    def tracker(e):
+        return LossTracker(R, env.d, comparator, e if comparator == "truth" else None)
+
     shared = None if env.adaptive else fresh_env()
-    shared_tracker = None if env.adaptive else LossTracker(R, env.d)
+    shared_tracker = None if env.adaptive else tracker(shared)
     slots = []
     for label, lrn in learners.items():
         if env.adaptive:
-            slots.append(_Slot(label, lrn, fresh_env(), env_label, ctx, seed, LossTracker(R, env.d)))
+            own = fresh_env()
+            slots.append(_Slot(label, lrn, own, env_label, ctx, seed, tracker(own)))
         else:
             slots.append(_Slot(label, lrn, shared, env_label, ctx, seed, shared_tracker))
     timing = {"body_s": 0.0, "env_s": 0.0, "metrics_s": 0.0}
@@ -307,7 +316,8 @@ def _run_one(env, env_label, learners, T, R, seed, ckpts, progress, durable=None
 
 
 def simulate(environment, learners, *, T: int, replicates: int = 1, seed: int = 0, checkpoints=None,
-             progress: bool = False, blas_threads: int = 1, durable=None, delay=None, arrivals=None) -> Result:
+             progress: bool = False, blas_threads: int = 1, durable=None, delay=None, arrivals=None,
+             comparator: str = "exact") -> Result:
     """Play ``learners`` against ``environment`` (an Environment, a registered name, or a list of them).
 
     Returns a :class:`~onlinelab.Result` with one tidy row per (learner, environment,
@@ -343,11 +353,17 @@ def simulate(environment, learners, *, T: int, replicates: int = 1, seed: int = 
         round t + d_t.  ``None`` is the ordinary protocol; ``0`` runs the delay machinery with no delay.
     arrivals : None, dict or onlinelab.arrivals.Arrivals
         Asynchronous arrivals for streaming learners (:mod:`onlinelab.arrivals`); T is then simulated time.
+    comparator : {"exact", "truth", "none"}, default "exact"
+        What regret is measured against: the best fixed play in hindsight (exact), the environment's
+        population optimum played every round (``Environment.population_play``; cheaper for long
+        streams), or nothing (no regret, comparator or bound metrics; the fastest). Recorded in
+        ``Result.meta["comparator"]`` and the run directory's meta.json.
     """
     T = v.integer("T", T, minimum=1)
     R = v.integer("replicates", replicates, minimum=1)
     seed = v.integer("seed", seed, minimum=0)
     blas_threads = v.integer("blas_threads", blas_threads, minimum=1)
+    comparator = v.choice("comparator", comparator, COMPARATORS)
     lrns = _learners(learners)
     envs = _environments(environment)
     check_pairings(lrns, envs, label_of)
@@ -371,7 +387,8 @@ def simulate(environment, learners, *, T: int, replicates: int = 1, seed: int = 
                 results.append(durable.finished(env_label))  # done before an interruption
                 continue
             try:
-                results.append(_run_one(env, env_label, lrns, T, R, seed, ckpts, bar, durable, delay, arrivals))
+                results.append(_run_one(env, env_label, lrns, T, R, seed, ckpts, bar, durable, delay, arrivals,
+                                        comparator))
             except OnlinelabError as exc:  # keep the environments that finished before this one
                 if results and getattr(exc, "partial", None) is not None:
                     exc.partial = Result.concat(results + [exc.partial])

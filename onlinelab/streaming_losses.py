@@ -10,8 +10,10 @@ not depend on the play, so regret in the gain form *is* compression regret.
 :class:`TopKComparator` keeps what ``min_{rank-k projector P} ⟨P, Σ_t L_t⟩`` needs: by Ky Fan
 it is the sum of the k smallest eigenvalues of ``Σ_t L_t`` (k = 1 is the core's
 ``λ_min``).  ``add`` only buffers the factors; they are folded into the d × d sum with one
-GEMM per 512 buffered samples or when ``value`` is asked for (checkpoints only), so a
-d = 784 stream pays O(d²) per sample in BLAS-3, not a rank-one update per round.
+symmetric rank-n update (BLAS-3 ``syrk``) per 512 buffered samples or when ``value`` is asked for
+(checkpoints only), so a d = 784 stream pays O(d²) per sample in BLAS-3, not a rank-one update per
+round; at checkpoints a warm-started iterative solver (:mod:`onlinelab.topk`) finds the k extreme
+eigenvalues instead of a full eigendecomposition.
 
 >>> import numpy as np
 >>> L = SampleLoss(np.array([[[1.0, 0.0], [0.0, 2.0], [0.0, 0.0]]]), k=1)   # two samples in R^3
@@ -21,9 +23,11 @@ d = 784 stream pays O(d²) per sample in BLAS-3, not a rank-one update per round
 from __future__ import annotations
 
 import numpy as np
+from scipy.linalg.blas import dsyrk as syrk
 
 from .losses import FactoredLoss
 from .streaming import check_rank
+from .topk import LowerSymmetric, block_size, top_k_sum
 
 
 class SampleLoss(FactoredLoss):
@@ -71,6 +75,13 @@ class SampleLoss(FactoredLoss):
 class TopKComparator:
     """Cumulative loss of the best fixed rank-k projector: Σ of the k smallest eigenvalues of Σ_t L_t.
 
+    ``add`` buffers the factors; every 512 buffered samples (and at checkpoints) they are folded into
+    the d × d sum by one BLAS-3 call — a symmetric rank-n update (``syrk``, half a GEMM's work) per
+    replicate when all coefficients share a sign.  Only the lower triangle of ``total`` is kept
+    current.  While every loss is negative semi-definite (streaming PCA's gain form), ``−Σ_t L_t``
+    is a Gram matrix and its k largest eigenvalues come from the warm-started iterative solver of
+    :mod:`onlinelab.topk`; otherwise from ``eigvalsh``.
+
     Parameters
     ----------
     replicates : int
@@ -88,29 +99,76 @@ class TopKComparator:
         self.k = k
         self._buffer: list = []
         self._buffered = 0
+        self.gain = True            # every loss so far ⪯ 0: −total is a Gram matrix
+        self._basis = self._pooled_basis = None
+        self._cached = None         # (samples folded in, value) of the last value()
+        self.samples = 0
+        self._early: list | None = []   # every sample block while there are at most d/2 of them
 
     def add(self, loss) -> None:
         X = loss.factors * np.sqrt(np.abs(loss.coef))
         self._buffer.append((X, np.sign(loss.coef)))
         self._buffered += X.shape[2]
+        self.samples += X.shape[2]
+        if self._early is not None:
+            if self.samples <= self.total.shape[1] // 2 and np.all(loss.coef <= 0):
+                self._early.append(X)
+            else:
+                self._early = None
         if self._buffered >= self.flush_every:
             self._flush()
 
     def _flush(self) -> None:
         if not self._buffer:
             return
-        X = np.concatenate([x for x, _ in self._buffer], axis=2)
+        X = np.concatenate([x for x, _ in self._buffer], axis=2) if len(self._buffer) > 1 else self._buffer[0][0]
         s = np.concatenate([c for _, c in self._buffer])
-        self.total += (X * s) @ np.swapaxes(X, 1, 2)
         self._buffer, self._buffered = [], 0
+        self.gain = self.gain and bool(np.all(s <= 0))
+        if np.all(s <= 0) or np.all(s >= 0):
+            alpha = -1.0 if np.all(s <= 0) else 1.0
+            for r in range(X.shape[0]):  # one BLAS-3 call per replicate; the lower triangle of total[r]
+                out = syrk(alpha, X[r].T, beta=1.0, c=self.total[r].T, trans=1, lower=0, overwrite_c=1)
+                if not np.shares_memory(out, self.total):
+                    self.total[r] = out.T
+        else:
+            self.total += (X * s) @ np.swapaxes(X, 1, 2)
 
-    def _bottom_k(self, total: np.ndarray) -> np.ndarray:
-        return np.linalg.eigvalsh(0.5 * (total + np.swapaxes(total, -1, -2)))[..., : self.k].sum(axis=-1)
+    def _bottom_k(self, total: np.ndarray, pooled: bool) -> np.ndarray:
+        if not self.gain:
+            return np.linalg.eigvalsh(LowerSymmetric(total).dense())[..., : self.k].sum(axis=-1)
+        if self._early is not None:   # fewer samples than d/2: the spectrum of the small dual Gram XᵀX
+            return -self._dual(pooled)
+        value, basis = top_k_sum(LowerSymmetric(total, -1.0), self.k, self._pooled_basis if pooled else self._basis)
+        if pooled:
+            self._pooled_basis = basis
+        else:
+            self._basis = basis
+        return -value
+
+    def _dual(self, pooled: bool) -> np.ndarray:
+        """Top-k eigenvalues of X Xᵀ from XᵀX (N × N, N ≤ d/2); its eigenvectors X u warm the first solve."""
+        X = np.concatenate(self._early, axis=2)                                     # (R, d, N)
+        if pooled:  # the mean of the replicates' Grams: stack them as one wider sample matrix / √R
+            X = np.concatenate(list(X), axis=1)[None] / np.sqrt(X.shape[0])
+        lam, U = np.linalg.eigh(np.swapaxes(X, 1, 2) @ X)
+        m = min(block_size(X.shape[1], self.k), U.shape[2])
+        start = X @ U[:, :, -m:]
+        if start.shape[2] == block_size(X.shape[1], self.k):
+            if pooled:
+                self._pooled_basis = start
+            else:
+                self._basis = start
+        return lam[:, -self.k:].sum(axis=1)
 
     def value(self) -> np.ndarray:
         self._flush()
-        return self._bottom_k(self.total)
+        if self._cached is None or self._cached[0] != self.samples:
+            self._cached = (self.samples, self._bottom_k(self.total, pooled=False))
+        return self._cached[1]
 
     def pooled_value(self) -> float:
+        if self.total.shape[0] == 1:
+            return float(self.value()[0])
         self._flush()
-        return float(self._bottom_k(self.total.mean(axis=0)))
+        return float(self._bottom_k(self.total.mean(axis=0, keepdims=True), pooled=True)[0])
