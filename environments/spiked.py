@@ -17,6 +17,7 @@ import numpy as np
 
 import onlinelab as ol
 from onlinelab import validation as v
+from onlinelab.blocks import LossBlock
 
 
 @ol.register_environment("spiked-covariance")
@@ -72,11 +73,16 @@ class SpikedCovariance(ol.Environment):
         return ol.EigenPlay(np.ones((self.replicates, 1)), np.broadcast_to(U, (self.replicates,) + U.shape))
 
     def emit(self, t, history):
-        x = self.rng.normal(self.d) @ self.sqrt_cov
-        norm = np.linalg.norm(x, axis=1, keepdims=True)
+        return ol.FactoredLoss(self._normalized(self.rng.normal(self.d) @ self.sqrt_cov), coef=-1.0)
+
+    def emit_block(self, t, n):
+        """n rounds at once: the same draws as n calls of :meth:`emit`, one vector per round and replicate."""
+        x = self._normalized(np.swapaxes(self.rng.normal((n, self.d)), 0, 1) @ self.sqrt_cov)  # (n, R, d)
+        return LossBlock.of_rows(ol.FactoredLoss, x, coef=-1.0)
+
+    def _normalized(self, x):
+        norm = np.linalg.norm(x, axis=-1, keepdims=True)
         if self.normalize == "unit":
-            x = x / np.maximum(norm, 1e-300)
-        else:
-            r = self.radius if self.radius is not None else 2 * np.sqrt(np.trace(self.covariance))
-            x = x / np.maximum(norm, r)
-        return ol.FactoredLoss(x, coef=-1.0)
+            return x / np.maximum(norm, 1e-300)
+        r = self.radius if self.radius is not None else 2 * np.sqrt(np.trace(self.covariance))
+        return x / np.maximum(norm, r)

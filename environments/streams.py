@@ -31,6 +31,7 @@ from onlinelab import subspace_metrics as M
 from onlinelab import validation as v
 from onlinelab.errors import ConfigError
 from onlinelab.streaming import check_rank
+from onlinelab.blocks import LossBlock
 from onlinelab.streaming_losses import SampleLoss
 
 
@@ -139,6 +140,18 @@ class SpikedStream(SubspaceStream):
     def emit(self, t, history):
         self._angle = self.angle(t)
         return SampleLoss(self._draw(self.rng.normal((self.d, self.block)), self._angle), k=self.k)
+
+    @property
+    def block_rounds(self) -> int:
+        """Rounds per emitted block: about 4 MB of samples."""
+        return max(1, min(64, 2 ** 19 // (self.d * self.block)))
+
+    def emit_block(self, t, n):
+        """n rounds at once (a fixed subspace only): the same draws as n calls of :meth:`emit`."""
+        if type(self).angle is not SpikedStream.angle:
+            return None  # a moving subspace: round by round
+        G = np.swapaxes(self.rng.normal((n, self.d, self.block)), 0, 1)     # (n, R, d, b)
+        return LossBlock.of_rows(SampleLoss, self._draw(G, 0.0), k=self.k)
 
     def truth(self):
         return self.basis_at(self._angle), self.covariance_at(self._angle)

@@ -199,6 +199,7 @@ class Environment(_Params):
     loss_bound: ClassVar[float] = 1.0
     fro_sq_mean: ClassVar[float] = 1.0
     history_window: ClassVar[int | None] = 1000
+    block_rounds: ClassVar[int] = 64
 
     def __init__(self, d: int = 8):
         self.d = v.integer("d", d, minimum=2)
@@ -231,6 +232,23 @@ class Environment(_Params):
             Read-only history for adaptive environments (``None`` for oblivious ones).
         """
         raise NotImplementedError
+
+    def emit_block(self, t: int, n: int):
+        """Rounds t … t + n − 1 at once, as a :class:`~onlinelab.blocks.LossBlock`, or None to emit round by round.
+
+        Only oblivious environments are asked (at most ``block_rounds`` rounds, blocks cut at checkpoints).
+        The block must hold exactly the losses n calls of :meth:`emit` would return, drawing the same
+        random numbers in the same order; the simulator then validates, sums and compares once per
+        block while learners still play round by round (docs/guide/writing-environments.md).
+
+        Parameters
+        ----------
+        t : int
+            The first round of the block.
+        n : int
+            How many rounds.
+        """
+        return None
 
     def population_play(self):
         """The play that is optimal for the population the round just emitted was drawn from, or None.

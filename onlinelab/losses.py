@@ -303,6 +303,11 @@ class SpectralComparator:
     def add(self, loss: MatrixLoss) -> None:
         loss.add_to(self.total)
 
+    def add_block(self, block) -> None:
+        """n rounds at once: their summed dense losses in one reduction."""
+        R = self.total.shape[0]
+        self.total += block.stacked.dense().reshape((block.n, R) + self.total.shape[1:]).sum(axis=0)
+
     def value(self) -> np.ndarray:
         return np.linalg.eigvalsh(self.total)[:, 0]
 

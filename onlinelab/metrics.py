@@ -60,6 +60,31 @@ class LossTracker:
             else:
                 sums[key] = np.array(val, dtype=float)
 
+    def add_block(self, block) -> None:
+        """Add n rounds at once (:class:`~onlinelab.blocks.LossBlock`): one comparator update and one sum a block."""
+        self.rounds += block.n
+        if self.mode == "none":
+            return
+        if self.mode == "truth":  # the population optimum, asked once per block (oblivious: it cannot react)
+            play = self.population.population_play()
+            for loss in block.rounds:
+                self._truth += loss.mixed_value(play)
+        else:
+            if self._comparator is None:
+                self._comparator = block.rounds[0].comparator(self.R, self.d)
+            fold = getattr(self._comparator, "add_block", None)
+            if fold is not None:
+                fold(block)
+            else:
+                for loss in block.rounds:
+                    self._comparator.add(loss)
+        sums = self.sums
+        for key, val in block.statistics(self.R).items():
+            if key in sums:
+                sums[key] += val
+            else:
+                sums[key] = val
+
     def comparator(self) -> np.ndarray | None:
         """Best fixed action's cumulative loss so far, per replicate (cached per round); None without one."""
         if self.mode == "none":

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import ProtocolError
+from .errors import ConfigError, ProtocolError
 
 
 @dataclass(frozen=True)
@@ -208,3 +208,22 @@ def frozen_mixed(mixed):
     if isinstance(mixed, EigenPlay):
         return EigenPlay(frozen(mixed.lam), frozen(mixed.U))
     return mixed
+
+
+def history_window(env, env_label: str) -> int | None:
+    """The environment's ``history_window``, checked: a count of rounds ≥ 0, or None for the whole history.
+
+    Parameters
+    ----------
+    env : Environment
+        The environment (its class attribute, 1000 by default).
+    env_label : str
+        Its label, for the message.
+    """
+    window = getattr(env, "history_window", 1000)
+    if window is None:
+        return None
+    if isinstance(window, (bool, float)) or not isinstance(window, (int, np.integer)) or window < 0:
+        raise ConfigError(f"environment {env_label!r}: history_window must be a number of rounds >= 0 or None (keep "
+                          f"every round), got {window!r}; e.g. history_window = 1000 (the default)")
+    return int(window)

@@ -29,9 +29,10 @@ from . import validation as v
 from .base import Environment, Learner
 from .compat import check_pairings
 from .errors import ConfigError, OnlinelabError, ProtocolError, SimulationError
+from .blocks import BlockFeed
 from .metrics import COMPARATORS, LossTracker, Recorder
 from .progress import Progress
-from .protocol import Context, Feedback, HistoryView, frozen, frozen_mixed
+from .protocol import Context, Feedback, HistoryView, frozen, frozen_mixed, history_window
 from .registry import make_environment
 from .result import Result, build_result
 from .rng import BatchRNG
@@ -130,25 +131,6 @@ def feedback_for(kind: str, loss, play):
     if kind == "first_order":
         return Feedback("first_order", gradient=loss.gradient(play.mixed), value=expected), expected, realized
     return Feedback("full", loss=loss), expected, realized
-
-
-def history_window(env, env_label: str) -> int | None:
-    """The environment's ``history_window``, checked: a count of rounds ≥ 0, or None for the whole history.
-
-    Parameters
-    ----------
-    env : Environment
-        The environment (its class attribute, 1000 by default).
-    env_label : str
-        Its label, for the message.
-    """
-    window = getattr(env, "history_window", 1000)
-    if window is None:
-        return None
-    if isinstance(window, (bool, float)) or not isinstance(window, (int, np.integer)) or window < 0:
-        raise ConfigError(f"environment {env_label!r}: history_window must be a number of rounds >= 0 or None (keep "
-                          f"every round), got {window!r}; e.g. history_window = 1000 (the default)")
-    return int(window)
 
 
 class _Slot:
@@ -252,22 +234,27 @@ def _run_one(env, env_label, learners, T, R, seed, ckpts, progress, durable=None
         else:
             slots.append(_Slot(label, lrn, shared, env_label, ctx, seed, shared_tracker))
     timing = {"body_s": 0.0, "env_s": 0.0, "metrics_s": 0.0}
-    first = 1
+    first, back = 1, None
     if durable is not None:  # resuming: the whole loop state comes back from a checkpoint (onlinelab.checkpoint)
         back = durable.restore(env_label)
         if back is not None:
             first, slots, shared, shared_tracker, timing = (back["t"] + 1, back["slots"], back["shared"],
                                                             back["shared_tracker"], back["timing"])
+    pending = back.get("pending") if back is not None else {"block": None, "pos": 0}  # onlinelab.blocks
     trackers = [shared_tracker] if shared_tracker is not None else [s.tracker for s in slots]
     ck = set(int(c) for c in ckpts)
     sim = simpy.Environment()
     clock = None if delay is None else delay.attach(sim, slots, seed, env_label, T)  # onlinelab.delays
+    blocks = shared is not None and type(shared).emit_block is not Environment.emit_block
+    feed = BlockFeed(shared, shared_tracker, pending, ckpts, env_label, R) if blocks else None
 
     def rounds(sim):
         for t in range(first, T + 1):
             b0 = time.perf_counter()
             loss = None
-            if shared is not None:
+            if feed is not None:
+                loss = feed.next(t)
+            elif shared is not None:
                 loss = shared.emit(t, None)
                 validate(loss, t)
                 shared_tracker.add(loss)
@@ -288,7 +275,8 @@ def _run_one(env, env_label, learners, T, R, seed, ckpts, progress, durable=None
             timing["body_s"] += time.perf_counter() - b0
             if durable is not None:  # a checkpoint of everything above when due; raises when asked to stop
                 durable.after_round(t, env_label, lambda: {"t": t, "slots": slots, "shared": shared,
-                                                           "shared_tracker": shared_tracker, "timing": timing})
+                                                           "shared_tracker": shared_tracker, "timing": timing,
+                                                           "pending": pending})
             yield sim.timeout(1)
 
     if arrivals is None:

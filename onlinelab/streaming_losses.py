@@ -106,12 +106,22 @@ class TopKComparator:
         self._early: list | None = []   # every sample block while there are at most d/2 of them
 
     def add(self, loss) -> None:
-        X = loss.factors * np.sqrt(np.abs(loss.coef))
-        self._buffer.append((X, np.sign(loss.coef)))
+        self._add(loss.factors, loss.coef)
+
+    def add_block(self, block) -> None:
+        """n rounds at once: their factors side by side, (R, d, n·b), in round order."""
+        F, n = block.stacked.factors, block.n
+        R = F.shape[0] // n
+        X = F.reshape((n, R) + F.shape[1:]).transpose(1, 2, 0, 3).reshape(R, F.shape[1], n * F.shape[2])
+        self._add(X, np.tile(block.stacked.coef, n))
+
+    def _add(self, factors, coef) -> None:
+        X = factors * np.sqrt(np.abs(coef))
+        self._buffer.append((X, np.sign(coef)))
         self._buffered += X.shape[2]
         self.samples += X.shape[2]
         if self._early is not None:
-            if self.samples <= self.total.shape[1] // 2 and np.all(loss.coef <= 0):
+            if self.samples <= self.total.shape[1] // 2 and np.all(coef <= 0):
                 self._early.append(X)
             else:
                 self._early = None

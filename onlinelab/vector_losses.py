@@ -99,6 +99,10 @@ class LinearTerms:
     def pooled(self) -> "LinearTerms":
         return LinearTerms(self.G.mean(axis=0, keepdims=True))
 
+    def fold(self, n: int) -> "LinearTerms":
+        """Sum n stacked rounds (rows round-major, as in a loss block) into one term per replicate."""
+        return LinearTerms(self.G.reshape((n, -1) + self.G.shape[1:]).sum(axis=0))
+
     def argmin(self, domain):
         return domain.lmo(self.G)
 
@@ -235,8 +239,19 @@ class LeaderComparator:
     def __init__(self, domain, value):
         self.domain, self._value, self.terms = domain, value, None
 
+    def add_block(self, block) -> None:
+        """n rounds at once when their terms can be folded (linear losses); else round by round."""
+        terms = block.stacked.terms()
+        if not hasattr(terms, "fold"):
+            for loss in block.rounds:
+                self.add(loss)
+            return
+        self._add_terms(terms.fold(block.n))
+
     def add(self, loss) -> None:
-        t = loss.terms()
+        self._add_terms(loss.terms())
+
+    def _add_terms(self, t) -> None:
         if self.terms is None:
             self.terms = t.scaled(1.0)                     # a private copy
         elif hasattr(self.terms, "add_"):
