@@ -3,7 +3,7 @@
 Prints, measured in one run (single BLAS thread), on the same pre-drawn loss sequence:
   * ``ratio to floor: X`` — simulate (with its metrics: regret, comparator, loss statistics,
     checks) over the floor, a minimal numpy loop doing the same Hedge updates for all 20
-    replicates at once (target ≤ 3);
+    replicates at once (target ≤ 1.5);
   * ``speedup over per-replicate loop: Y`` — a straightforward one-replicate-at-a-time numpy
     loop over the simulator's time (target ≥ 8).
 The three computations are checked to produce the same cumulative losses.
@@ -19,6 +19,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 import onlinelab as ol
+from onlinelab.blocks import LossBlock
 from onlinelab.domains import Simplex
 from onlinelab.vector_losses import LinearLoss
 
@@ -37,6 +38,9 @@ class Replay(ol.Environment):
 
     def emit(self, t, history):
         return LinearLoss(LOSSES[t - 1], self.simplex)
+
+    def emit_block(self, t, n):  # oblivious: n rounds at once, checked and counted once (onlinelab.blocks)
+        return LossBlock.of_rows(LinearLoss, LOSSES[t - 1:t - 1 + n], domain=self.simplex)
 
 
 LOSSES = None

@@ -6,6 +6,12 @@ Prints, measured in one run on this machine (single BLAS thread):
     arrays — the floor (target: ratio <= 1.5);
   * the share of the simulation's wall time spent in the simpy event loop itself (target <= 5 %).
 
+and, at small d, where Python bookkeeping rather than linear algebra is the cost:
+  * ``small-d ratio to hand-written loop: Z`` — simulate at d = 4, R = 4, T = 10⁴ (with its metrics:
+    regret, comparator, loss statistics, checks) over a minimal hand-written loop running the same
+    dense log-det algorithm (the learner's own act/update on the same losses, bandit feedback
+    computed inline, no metrics) — target ≤ 2.
+
 Usage:  python benchmarks/bench_logdet.py [--d 16] [--replicates 128] [--rounds 2000]
 """
 from __future__ import annotations
@@ -27,6 +33,40 @@ def eigh_floor(d: int, R: int, T: int, seed: int = 0) -> float:
     for _ in range(T):
         np.linalg.eigh(mats)
     return time.perf_counter() - start
+
+
+def hand_loop(env, learner, d: int, R: int, T: int) -> float:
+    """The dense log-det algorithm alone: act, the realised loss of the sampled direction, update."""
+    from onlinelab.protocol import Context, Feedback
+    from onlinelab.rng import BatchRNG
+    e = env.clone()
+    e.reset(BatchRNG.from_seed(0, "environment", "hand", R), T)
+    losses = [e.emit(t, None) for t in range(1, T + 1)]  # drawn before the clock starts
+    rng = BatchRNG.from_seed(0, "learner", "hand", R)
+    state = learner.init(Context(d=d, T=T, replicates=R, psd=env.psd, fro_sq_mean=env.fro_sq_mean), rng)
+    start = time.perf_counter()
+    for loss in losses:
+        play = learner.act(state, rng)
+        x = loss.factors[:, :, 0]
+        value = -np.einsum("ri,ri->r", play.action, x) ** 2  # ⟨w, L w⟩ for L = −x xᵀ
+        state = learner.update(state, play, Feedback("bandit", value=value), rng)
+    return time.perf_counter() - start
+
+
+def small_d(d: int = 4, R: int = 4, T: int = 10_000) -> None:
+    env = ol.make_environment("spiked-covariance", d=d)
+    learner = ol.make_learner("logdet-omd", sampler="dense")
+    with threadpool_limits(1):
+        loop = hand_loop(env, learner, d, R, T)
+        start = time.perf_counter()
+        res = ol.simulate(env, {"dense": learner}, T=T, replicates=R, seed=0)
+        total = time.perf_counter() - start
+        loop = min(loop, hand_loop(env, learner, d, R, T))  # both sides of the run: a noisy machine
+    timing = res.meta["timings"][res.environments[0]]
+    print(f"d={d} R={R} T={T}: hand-written loop {loop:.3f} s ({1e6 * loop / T:.0f} µs/round), simulate "
+          f"{total:.3f} s ({1e6 * total / T:.0f} µs/round; learner {timing['learner_s']['dense']:.3f} s, "
+          f"environment {timing['env_s']:.3f} s, metrics {timing['metrics_s']:.3f} s)")
+    print(f"small-d ratio to hand-written loop: {total / loop:.2f}")
 
 
 def main(argv=None) -> None:
@@ -56,6 +96,7 @@ def main(argv=None) -> None:
     print(f"event-loop share of wall time: {100 * timing['loop_s'] / timing['wall_s']:.2f} %  (target <= 5 %)")
     print(f"environment share: {100 * timing['env_s'] / timing['wall_s']:.1f} %, "
           f"metrics share: {100 * timing['metrics_s'] / timing['wall_s']:.1f} %")
+    small_d()
 
 
 if __name__ == "__main__":

@@ -154,10 +154,19 @@ class SpikedStream(SubspaceStream):
         return LossBlock.of_rows(SampleLoss, self._draw(G, 0.0), k=self.k)
 
     def truth(self):
-        return self.basis_at(self._angle), self.covariance_at(self._angle)
+        return self._at_angle()[:2]
 
     def test_samples(self):
-        return self._draw(self._test_G, self._angle)
+        return self._at_angle()[2]
+
+    def _at_angle(self):
+        """(basis, covariance, held-out samples) at the current angle, computed once per angle (checkpoints)."""
+        cached = self.__dict__.get("_truth_cache")
+        if cached is None or cached[0] != self._angle:
+            a = self._angle
+            cached = self.__dict__["_truth_cache"] = (a, self.basis_at(a), self.covariance_at(a),
+                                                      self._draw(self._test_G, a))
+        return cached[1:]
 
 
 @ol.register_environment("rotating-subspace")

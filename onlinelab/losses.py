@@ -281,6 +281,8 @@ class FactoredLoss(MatrixLoss):
         return super().max_eigenvalue()
 
     def _check_finite_symmetric(self, where):
+        if np.isfinite(self.factors.sum()) and np.all(np.isfinite(self.coef)):
+            return True  # one pass, no temporary: a NaN or inf entry makes the sum non-finite
         if not (np.all(np.isfinite(self.factors)) and np.all(np.isfinite(self.coef))):
             raise LossError(f"{where}: loss factors have non-finite entries (NaN or inf); check the environment")
         return True

@@ -103,13 +103,23 @@ def top_k_sum(G, k: int, basis: np.ndarray | None, rtol: float = 1e-11,
         gap = np.maximum(theta[:, k - 1] - theta[:, k], 1e-300)
         if np.all(resid.max(axis=1) <= 1e-6 * top) and np.all(10 * (resid ** 2).sum(axis=1) / gap <= rtol * top):
             return theta[:, :k].sum(axis=1), Z
-        V = np.linalg.qr(_chebyshev(G, Z, GZ, np.maximum(theta[:, -1], 1e-8 * top), degree))[0]
+        b = np.maximum(theta[:, -1], 1e-8 * top)  # the block's smallest Ritz value: top of the damped interval
+        V = np.linalg.qr(_chebyshev(G, Z, GZ, b, _degree(theta[:, k - 1], b, 10 * (resid ** 2).sum(axis=1) / gap,
+                                                         rtol * top, degree)))[0]
     return _dense(G, k), V  # exact; the partly converged basis still warms the next call
 
 
 def _dense(G, k):
     full = G.dense() if isinstance(G, LowerSymmetric) else G
     return np.linalg.eigvalsh(full)[:, full.shape[1] - k:].sum(axis=1)
+
+
+def _degree(wanted, b, err, target, least):
+    """The filter degree that should bring the error estimate under target in one sweep (at least ``least``):
+    the estimate scales as 1/T_q(x)², x = 2θ_k/b − 1 mapping the k-th Ritz value past the damped interval."""
+    x = np.maximum(2 * wanted / b - 1, 1.0 + 1e-3)
+    need = np.arccosh(np.sqrt(np.maximum(err / target, 1.0))) / np.arccosh(x)
+    return int(np.clip(np.ceil(need.max()), least, 12))
 
 
 def _chebyshev(G, Z, GZ, b, degree):
