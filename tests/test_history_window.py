@@ -2,12 +2,10 @@
 import tracemalloc
 
 import numpy as np
-import pandas as pd
 import pytest
 
 import onlinelab as ol
-from onlinelab import config as C
-from onlinelab import durable as D
+from tests.resume_check import assert_resume_is_bit_identical
 from onlinelab.errors import ConfigError, ProtocolError
 
 
@@ -112,20 +110,4 @@ def test_data_losses_checkpoint_and_resume_bit_identically(tmp_path):
     """A data-set environment's comparator (a named function, no lambda) goes into checkpoints."""
     cfg_dict = {"run": {"name": "data", "rounds": 12, "replicates": 2, "checkpoints": 3, "seed": 4},
                 "environments": [{"name": "logistic-data", "batch": 4}], "learners": [{"name": "omd"}]}
-    cfg = C.parse(cfg_dict)
-    envs, learners = cfg.build()
-    whole = ol.simulate(envs, learners, T=12, replicates=2, seed=4, checkpoints=cfg.checkpoints)
-
-    class StopAt7(D.Durable):
-        def after_round(self, t, env_label, state):
-            if t == 7:
-                self.stop_signal = 15
-            super().after_round(t, env_label, state)
-    resolved = C.resolved(cfg)
-    durable = StopAt7(tmp_path / "run", every_rounds=None, every_seconds=None)
-    D.claim(tmp_path / "run", resolved, cfg, durable)
-    with pytest.raises(D.RunInterrupted):
-        D.execute(cfg, resolved, tmp_path / "run", durable)
-    resumed, _ = D.resume_run(tmp_path / "run")
-    keep = lambda m: m[m.metric != "runtime_s"].reset_index(drop=True)  # noqa: E731 (wall-clock aside)
-    pd.testing.assert_frame_equal(keep(resumed.metrics), keep(whole.metrics))
+    assert_resume_is_bit_identical(cfg_dict, 7, tmp_path)

@@ -9,12 +9,10 @@ error (an over-estimate: measured errors are ~1e-13).
 import json
 
 import numpy as np
-import pandas as pd
 import pytest
 
 import onlinelab as ol
-from onlinelab import config as C
-from onlinelab import durable as D
+from tests.resume_check import assert_resume_is_bit_identical
 from onlinelab.errors import ConfigError, UnknownNameError
 from onlinelab.projection_losses import ProjectionLoss
 from onlinelab.rng import BatchRNG
@@ -132,20 +130,4 @@ def test_resume_is_bit_identical_with_the_warm_started_comparator(tmp_path):
     cfg_dict = {"run": {"name": "s", "rounds": 20, "replicates": 2, "checkpoints": [3, 8, 14, 20], "seed": 1},
                 "environments": [{"name": "spiked-stream", "d": 130, "k": 2, "block": 7}],
                 "learners": [{"name": "oja", "k": 2, "qr": "block"}]}
-    cfg = C.parse(cfg_dict)
-    envs, learners = cfg.build()
-    whole = ol.simulate(envs, learners, T=20, replicates=2, seed=1, checkpoints=cfg.checkpoints)
-
-    class StopAt11(D.Durable):
-        def after_round(self, t, env_label, state):
-            if t == 11:
-                self.stop_signal = 15
-            super().after_round(t, env_label, state)
-    resolved = C.resolved(cfg)
-    durable = StopAt11(tmp_path / "run", every_rounds=None, every_seconds=None)
-    D.claim(tmp_path / "run", resolved, cfg, durable)
-    with pytest.raises(D.RunInterrupted):
-        D.execute(cfg, resolved, tmp_path / "run", durable)
-    resumed, _ = D.resume_run(tmp_path / "run")
-    keep = lambda m: m[m.metric != "runtime_s"].reset_index(drop=True)  # noqa: E731 (wall-clock aside)
-    pd.testing.assert_frame_equal(keep(resumed.metrics), keep(whole.metrics))
+    assert_resume_is_bit_identical(cfg_dict, 11, tmp_path)
