@@ -2,9 +2,9 @@
 
 An adaptive environment gets a read-only history; with the default ``history_window`` (1000 rounds)
 what it keeps stops growing once T passes the window, so peak resident memory should be flat in T.
-Each horizon runs in a fresh process (peak RSS is per process); the environment puts a dense
-d × d loss on the learner's heaviest direction (d = 8, R = 4), so an unbounded history would cost
-R·d²·8 bytes = 2 kB a round, 2 GB at T = 10⁶.  Printed, measured in one run:
+Each horizon runs in a fresh process (peak RSS is per process); the environment charges Hedge's
+heaviest experts (d = 64 experts, R = 4), so an unbounded history would keep R·d·8 bytes = 2 kB of
+losses a round (plus the loss objects), over 2 GB at T = 10⁶.  Printed, measured in one run:
 
   * ``adaptive memory ratio T=1000000 / T=10000: X`` — peak RSS of the long run over the short one's
     (target ≤ 1.2), with both peaks and what each run added above the process's RSS before it.
@@ -19,26 +19,36 @@ import resource
 import subprocess
 import sys
 
+import numpy as np
+
 import onlinelab as ol
+from onlinelab.domains import Simplex
+from onlinelab.vector_losses import LinearLoss
+
+D, R = 64, 4
 
 
 class Chaser(ol.Environment):
-    """Adaptive: a dense unit loss on the learner's heaviest direction; the default history window."""
+    """Adaptive: a linear loss on the simplex charging the experts the learner weights most; default window."""
 
     adaptive = True
-    psd = True
+    domain = "simplex"
+
+    def reset(self, rng, T):
+        super().reset(rng, T)
+        self.simplex = Simplex(self.d)
 
     def emit(self, t, history):
-        x = history.mixed.top_vector()
-        return ol.DenseLoss(x[:, :, None] * x[:, None, :])
+        return LinearLoss(np.asarray(history.mixed) * self.d / 2 % 1.0, self.simplex)
 
 
 def child(T: int) -> None:
     from threadpoolctl import threadpool_limits
+    learner = ol.make_learner("ftrl", regularizer="entropy")
     with threadpool_limits(1):
-        ol.simulate(Chaser(d=8), [ol.make_learner("meg")], T=3, replicates=4)  # imports, caches
+        ol.simulate(Chaser(d=D), [learner], T=3, replicates=R)  # imports, caches
         before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        ol.simulate(Chaser(d=8), [ol.make_learner("meg")], T=T, replicates=4, seed=0)
+        ol.simulate(Chaser(d=D), [learner], T=T, replicates=R, seed=0)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
     print(json.dumps({"before_kib": before, "peak_kib": peak}))
 
