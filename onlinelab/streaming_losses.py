@@ -116,13 +116,13 @@ class TopKComparator:
         self._add(X, np.tile(block.stacked.coef, n))
 
     def _add(self, factors, coef) -> None:
-        X = factors * np.sqrt(np.abs(coef))
-        self._buffer.append((X, np.sign(coef)))
-        self._buffered += X.shape[2]
-        self.samples += X.shape[2]
+        coef = np.asarray(coef, dtype=float)
+        self._buffer.append((factors, coef))
+        self._buffered += factors.shape[2]
+        self.samples += factors.shape[2]
         if self._early is not None:
             if self.samples <= self.total.shape[1] // 2 and np.all(coef <= 0):
-                self._early.append(X)
+                self._early.append(factors * np.sqrt(np.abs(coef)))
             else:
                 self._early = None
         if self._buffered >= self.flush_every:
@@ -131,18 +131,21 @@ class TopKComparator:
     def _flush(self) -> None:
         if not self._buffer:
             return
-        X = np.concatenate([x for x, _ in self._buffer], axis=2) if len(self._buffer) > 1 else self._buffer[0][0]
-        s = np.concatenate([c for _, c in self._buffer])
+        F = np.concatenate([x for x, _ in self._buffer], axis=2) if len(self._buffer) > 1 else self._buffer[0][0]
+        c = np.concatenate([w for _, w in self._buffer])
         self._buffer, self._buffered = [], 0
-        self.gain = self.gain and bool(np.all(s <= 0))
-        if np.all(s <= 0) or np.all(s >= 0):
-            alpha = -1.0 if np.all(s <= 0) else 1.0
-            for r in range(X.shape[0]):  # one BLAS-3 call per replicate; the lower triangle of total[r]
-                out = syrk(alpha, X[r].T, beta=1.0, c=self.total[r].T, trans=1, lower=0, overwrite_c=1)
-                if not np.shares_memory(out, self.total):
-                    self.total[r] = out.T
+        self.gain = self.gain and bool(np.all(c <= 0))
+        if np.all(c == c[0]):  # one weight for every sample (streaming PCA's −1/b): syrk's alpha, no scaled copy
+            alpha, X = float(c[0]), F
+        elif np.all(c <= 0) or np.all(c >= 0):
+            alpha, X = (-1.0 if np.all(c <= 0) else 1.0), F * np.sqrt(np.abs(c))
         else:
-            self.total += (X * s) @ np.swapaxes(X, 1, 2)
+            self.total += (F * c) @ np.swapaxes(F, 1, 2)
+            return
+        for r in range(X.shape[0]):  # one BLAS-3 call per replicate; the lower triangle of total[r]
+            out = syrk(alpha, X[r].T, beta=1.0, c=self.total[r].T, trans=1, lower=0, overwrite_c=1)
+            if not np.shares_memory(out, self.total):
+                self.total[r] = out.T
 
     def _bottom_k(self, total: np.ndarray, pooled: bool) -> np.ndarray:
         if not self.gain:
