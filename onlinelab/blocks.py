@@ -84,6 +84,21 @@ class LossBlock:
                 for k, val in self.stacked.statistics().items()}
 
 
+def blocks_match_emit(cls) -> bool:
+    """Whether ``cls`` emits blocks that agree with its ``emit``: its ``emit_block`` is defined no higher in the
+    class tree than its ``emit``, so a subclass that overrides only ``emit`` plays round by round.
+
+    Parameters
+    ----------
+    cls : type
+        An Environment subclass.
+    """
+    def owner(name):
+        return next(k for k in cls.__mro__ if name in k.__dict__)
+    block_owner = owner("emit_block")
+    return block_owner.__module__ != "onlinelab.base" and issubclass(block_owner, owner("emit"))
+
+
 class BlockFeed:
     """Serves an oblivious environment's losses round by round from blocks that end at checkpoints.
 

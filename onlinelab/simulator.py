@@ -29,7 +29,7 @@ from . import validation as v
 from .base import Environment, Learner
 from .compat import check_pairings
 from .errors import ConfigError, OnlinelabError, ProtocolError, SimulationError
-from .blocks import BlockFeed
+from .blocks import BlockFeed, blocks_match_emit
 from .metrics import COMPARATORS, LossTracker, Recorder
 from .progress import Progress
 from .protocol import Context, Feedback, HistoryView, frozen, frozen_mixed, history_window
@@ -245,7 +245,7 @@ def _run_one(env, env_label, learners, T, R, seed, ckpts, progress, durable=None
     ck = set(int(c) for c in ckpts)
     sim = simpy.Environment()
     clock = None if delay is None else delay.attach(sim, slots, seed, env_label, T)  # onlinelab.delays
-    blocks = shared is not None and type(shared).emit_block is not Environment.emit_block
+    blocks = shared is not None and blocks_match_emit(type(shared))
     feed = BlockFeed(shared, shared_tracker, pending, ckpts, env_label, R) if blocks else None
 
     def rounds(sim):

@@ -71,3 +71,11 @@ def test_a_block_of_the_wrong_length_is_a_protocol_error():
             return super().emit_block(t, n - 1)
     with pytest.raises(ProtocolError, match=r"emit_block\(1, 20\) returned 19 rounds; return exactly n = 20"):
         ol.simulate(Short(d=3), [ol.make_learner("meg")], T=20, checkpoints=[20])
+
+
+def test_a_subclass_overriding_only_emit_plays_round_by_round():
+    class Shifted(SpikedCovariance):  # inherits emit_block, which knows nothing of this emit
+        def emit(self, t, history):
+            return ol.FactoredLoss(np.full((self.replicates, self.d), 1.0 / np.sqrt(self.d)), coef=-1.0)
+    res = ol.simulate(Shifted(d=4), [ol.make_learner("meg")], T=70, replicates=2, checkpoints=[70])
+    np.testing.assert_allclose(res.final("comparator_loss").to_numpy(), -70.0)   # every loss is −x xᵀ, ‖x‖ = 1

@@ -58,7 +58,8 @@ def test_config_file_run_writes_resolved_config(tmp_path):
     status = cli.main(["run", str(cfg), "--seed", "5", "--rounds", "50", "--out", str(out), "--quiet"])
     assert status == 0
     written = C.load_toml(out / "config.toml")
-    assert written["run"] == {"name": "small", "seed": 5, "rounds": 50, "replicates": 2, "checkpoints": 8}
+    assert written["run"] == {"name": "small", "seed": 5, "rounds": 50, "replicates": 2, "checkpoints": 8,
+                              "comparator": "exact"}
     assert written["learners"][0] == {"name": "logdet-omd", "label": "logdet-omd(sampler='sparse')", "eta": "auto",
                                       "gamma": "auto", "sampler": "sparse", "reorth_every": 32}
     # the resolved config reproduces the run exactly
@@ -89,6 +90,7 @@ def test_cli_failed_run_saves_its_completed_part(tmp_path, capsys, monkeypatch):
         return original(self, t, history)
 
     monkeypatch.setattr(spiked.SpikedCovariance, "emit", emit)
+    monkeypatch.setattr(spiked.SpikedCovariance, "emit_block", ol.Environment.emit_block)  # round by round
     cfg = tmp_path / "small.toml"
     cfg.write_text(SMALL)
     out = tmp_path / "partial"
