@@ -44,3 +44,16 @@ def test_bad_tables(table, match):
 def test_replicates_of_a_fixed_data_set_are_refused():
     with pytest.raises(ConfigError, match="one fixed data set"):
         run_bregman_config({"run": {"rounds": 3, "replicates": 2}, "bregman": {"problem": "svm-dual"}})
+
+
+EXAMPLES = sorted((__import__("pathlib").Path(__file__).resolve().parents[1] / "examples" / "bregman").glob("*.toml"))
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=[p.name for p in EXAMPLES])
+def test_example_configs_run(path):
+    try:
+        import tomllib
+    except ImportError:          # Python 3.10
+        import tomli as tomllib
+    res, _ = run_bregman_config(tomllib.loads(path.read_text()), rounds=15)
+    assert res.breaches == [] and res.meta["iteration"]["iterations_done"] == 15
