@@ -22,8 +22,6 @@ import argparse
 import sys
 import warnings
 
-import pandas as pd
-
 from .errors import BoundViolationWarning, OnlinelabError
 
 
@@ -113,17 +111,17 @@ def cmd_sweep(args) -> int:
         data.get("run", {}).get("name", "run"), data.get("run", {}).get("seed", 0)))
     res = sweep(data, executor=args.executor, workers=args.workers, scheduler=args.scheduler, out=out,
                 progress=not args.quiet, force=args.force)
-    with pd.option_context("display.width", 200, "display.max_columns", 20, "display.float_format", "{:.4g}".format):
-        print(res.summary().to_string(index=False))
+    print(res.summary_text())
     print(f"sweep directory: {out} (table: sweep.parquet, plot: sweep.png, one run directory per cell in cells/)")
     return 0
 
 
 def cmd_compare(args) -> int:
     from .compare import compare
+    from .compare import TABLE_COLUMNS
+    from .tables import format_table
     table, fig = compare(args.run_dirs, plot=args.plot)
-    with pd.option_context("display.width", 200, "display.max_columns", 20, "display.float_format", "{:.4g}".format):
-        print(table.to_string(index=False))
+    print(format_table(table, TABLE_COLUMNS))
     print(f"overlay plot: {args.plot}")
     return 0
 

@@ -22,9 +22,15 @@ import pandas as pd
 
 from .align import align_results
 from .errors import ConfigError
+from .result import SUMMARY_COLUMNS
+from .tables import Column
 
 COLUMNS = ["run", "learner", "environment", "T", "seed", "replicates", "regret", "ci_low", "ci_high", "bound",
            "bound_name", "ratio", "status"]
+_SPEC = {c.key: c for c in SUMMARY_COLUMNS}
+#: How ``onlinelab compare`` prints the table: the summary's formats plus run, seed and status.
+TABLE_COLUMNS = [_SPEC.get(key, Column(key, fmt="d" if key == "seed" else "text", na="not recorded in meta.json"))
+                 for key in COLUMNS]
 
 
 def compare(run_dirs, plot=None, metric: str = "regret"):
@@ -39,8 +45,6 @@ def compare(run_dirs, plot=None, metric: str = "regret"):
     metric : str
         The metric whose curves are overlaid.
     """
-    import matplotlib.pyplot as plt
-
     from .result import Result, _merge_meta
     from .storage import load_run
     paths = [pathlib.Path(p) for p in run_dirs]
@@ -59,19 +63,39 @@ def compare(run_dirs, plot=None, metric: str = "regret"):
     table = pd.concat(rows, ignore_index=True)[COLUMNS]
     parts = align_results(results, "label", names=names)  # each run keeps its own labelled rows
     joined = Result(pd.concat([r.metrics for r in parts], ignore_index=True), _merge_meta([r.meta for r in parts]))
+    fig, axes = overlay(joined, names, metric)
+    if plot is not None:
+        fig.savefig(plot, dpi=100, bbox_inches="tight")
+    return table, fig
+
+
+def overlay(joined, names, metric: str = "regret"):
+    """``(Figure, ndarray of Axes)``: each run's curves of ``metric`` (mean ± 1.96 SE), one panel per environment.
+
+    Parameters
+    ----------
+    joined : Result
+        The runs joined with ``align="label"`` (each learner label names its run).
+    names : list of str
+        The runs' names, for the titles.
+    metric : str, default "regret"
+        The metric.
+    """
+    from . import figures as F
+    from .report import x_axis
     envs = joined.environments
-    fig, axes = plt.subplots(1, len(envs), figsize=(6 * len(envs), 4), squeeze=False)
-    for ax, env in zip(axes[0], envs):
+    fig, axes = F.new_figure(len(envs))
+    colors = {learner: f"C{i % 10}" for i, learner in enumerate(joined.learners)}
+    xlabels, titles = [], []
+    for ax, env in zip(axes, envs):
+        scale, xlabel = x_axis(joined, env)
         curve = joined.curve(metric, environment=env)
         for learner, df in curve.groupby("learner", sort=False):
-            line, = ax.plot(df.t, df["mean"], label=learner)
-            ax.fill_between(df.t, df.lo, df.hi, color=line.get_color(), alpha=0.2)
+            ax.plot(df.t * scale, df["mean"], color=colors[learner], lw=2, label=learner)
+            F.band(ax, df.t * scale, df, colors[learner])
         ax.set_xscale("log")
-        ax.set_title(env)
-        ax.set_xlabel("round t")
-        ax.set_ylabel(f"{metric} (mean, 95% CI)")
-        ax.legend(fontsize=7)
-    fig.tight_layout()
-    if plot is not None:
-        fig.savefig(plot, dpi=100)
-    return table, fig
+        xlabels.append(xlabel)
+        titles.append(f"{env}\nruns: {', '.join(names)}")
+    replicates = joined.metrics.groupby(["learner"])["replicate"].nunique()
+    handle = F.band_handle(int(replicates.max())) if len(replicates) else None
+    return F.finish(fig, axes, xlabels, metric, titles, [handle])

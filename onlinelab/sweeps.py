@@ -273,8 +273,28 @@ class SweepResult:
         out["ci_low"], out["ci_high"] = out["mean"] - half, out["mean"] + half
         return out
 
+    def summary_text(self, param: str | None = None, metric: str = "regret") -> str:
+        """:meth:`summary` as a table with one format per column (what ``onlinelab sweep`` prints).
+
+        Parameters
+        ----------
+        param : str, optional
+            Show only this swept key; default: every key but ``seed``.
+        metric : str
+            The metric.
+        """
+        from .tables import Column, format_table
+        s = self.summary(param, metric)
+        keys = [c for c in s.columns if c not in ("learner", "mean", "std", "n", "ci_low", "ci_high")]
+        columns = ([Column("learner", fmt="text")] + [Column(k) for k in keys]
+                   + [Column("mean", f"final {metric}"), Column("ci_low", "95% CI low"), Column("ci_high", "95% CI high"),
+                      Column("n", "values", fmt="d")])
+        return format_table(s, columns)
+
     def plot(self, param: str, ax=None, metric: str = "regret"):
-        """Final ``metric`` against ``param``, one line per learner, with 95% confidence bars; returns the Axes.
+        """Final ``metric`` against ``param``, one line per learner, with 95% confidence bars.
+
+        Returns ``(Figure, ndarray of Axes)`` in the look of :mod:`onlinelab.figures` (legend outside).
 
         Parameters
         ----------
@@ -285,21 +305,21 @@ class SweepResult:
         metric : str
             The metric.
         """
-        import matplotlib.pyplot as plt
+        from . import figures as F
         s = self.summary(param, metric)
-        if ax is None:
-            _, ax = plt.subplots(figsize=(6, 4))
+        fig, axes = F.new_figure(1, ax)
+        axis = axes[0]
         for learner, df in s.groupby("learner", sort=False):
             df = df.sort_values(param)
-            ax.errorbar(df[param], df["mean"], yerr=[df["mean"] - df.ci_low, df.ci_high - df["mean"]],
-                        marker="o", capsize=3, label=learner)
+            axis.errorbar(df[param], df["mean"], yerr=[df["mean"] - df.ci_low, df.ci_high - df["mean"]],
+                          marker="o", capsize=3, label=learner)
         numeric = pd.api.types.is_numeric_dtype(s[param])
         if numeric and (s[param] > 0).all() and s[param].max() / s[param].min() > 20:
-            ax.set_xscale("log")
-        ax.set_xlabel(param)
-        ax.set_ylabel(f"final {metric} (mean, 95% CI)")
-        ax.legend(fontsize=8)
-        return ax
+            axis.set_xscale("log")
+        runs = self.table["run_id"].nunique()
+        pooled = [k for k in self.params if k != param]
+        title = f"final {metric} against {param}\n{runs} runs" + (f", pooled over {', '.join(pooled)}" if pooled else "")
+        return F.finish(fig, axes, param, f"final {metric} (mean, 95% t-interval)", [title])
 
     def save(self, path) -> pathlib.Path:
         """Write ``sweep.parquet`` (the table) and ``sweep.png`` (the plot against the first swept key)."""
@@ -308,9 +328,7 @@ class SweepResult:
         path.mkdir(parents=True, exist_ok=True)
         storage._write_atomic(path / "sweep.parquet", lambda p: self.table.to_parquet(p, index=False))
         x = next((k for k in self.params if k != "seed"), self.params[0])
-        fig, ax = plt.subplots(figsize=(6, 4))
-        self.plot(x, ax=ax)
-        fig.tight_layout()
-        storage._write_atomic(path / "sweep.png", lambda p: fig.savefig(p, dpi=100, format="png"))
+        fig, _ = self.plot(x)
+        storage._write_atomic(path / "sweep.png", lambda p: fig.savefig(p, dpi=100, format="png", bbox_inches="tight"))
         plt.close(fig)
         return path

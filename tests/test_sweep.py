@@ -55,8 +55,10 @@ def test_summary_is_mean_and_t_interval_over_replicates_and_seeds(serial):
     half = sps.t.ppf(0.975, 7) * vals.std(ddof=1) / np.sqrt(8)
     assert row["mean"] == pytest.approx(vals.mean(), rel=1e-12)
     assert row.ci_high - row["mean"] == pytest.approx(half, rel=1e-12)
-    ax = serial.plot("learners.meg.eta")
-    assert len(ax.lines) >= 2
+    fig, axes = serial.plot("learners.meg.eta")
+    assert len(axes[0].lines) >= 2 and axes[0].get_xlabel() == "learners.meg.eta" and fig.legends
+    text = serial.summary_text("learners.meg.eta").splitlines()
+    assert text[0].split()[:2] == ["learner", "learners.meg.eta"] and len(text) == 1 + len(s)
 
 
 def test_toml_sweep_writes_shards_and_skips_finished_cells(tmp_path, monkeypatch, capsys):
@@ -116,5 +118,5 @@ def test_compare_prints_a_table_and_writes_an_overlay(tmp_path, capsys):
     from onlinelab.compare import compare
     table, fig = compare([tmp_path / "seed1", tmp_path / "seed2"])
     assert list(table["T"]) == [20, 30] and list(table.seed) == [1, 2]
-    assert [t.get_text() for t in fig.axes[0].get_legend().get_texts()] == [
-        "meg [seed1: T=20, seed=1]", "meg [seed2: T=30, seed=2]"]
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == [   # one legend, outside the axes
+        "meg [seed1: T=20, seed=1]", "meg [seed2: T=30, seed=2]", "mean ± 1.96 SE over 2 replicates"]
