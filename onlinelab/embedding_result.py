@@ -119,7 +119,8 @@ class EmbeddingResult(GameResult):
         return pd.DataFrame([row])
 
     def plot(self, ax=None, metric=None, environment=None):
-        """Dual value and the three distortions against t, with the bracket shaded; returns the Axes.
+        """Dual value and the three distortions against t, with the bracket shaded; returns ``(Figure, ndarray of
+        Axes)`` like every result's plot (:mod:`onlinelab.figures`).
 
         Parameters
         ----------
@@ -130,21 +131,18 @@ class EmbeddingResult(GameResult):
         environment : str or None, default None
             Unused (one instance per result).
         """
-        import matplotlib.pyplot as plt
-        if ax is None:
-            _, ax = plt.subplots(figsize=(6.4, 4.8))
+        from .figures import finish, new_figure
+        fig, axes = new_figure(1, ax)
+        axis = axes[0]
         h = self.history()
         for i, m in enumerate(SHOWN):
-            ax.plot(h["t"], h[m], color=f"C{i}", lw=2 if m == "dual" else 1.5, label=m)
-        ax.fill_between(h["t"], h["dual_best"], h["distortion"], color="0.85", label="bracket of p⋆")
-        ax.set_xscale("log")
-        ax.set_xlabel("round t")
-        ax.set_ylabel("maximum distortion")
+            axis.plot(h["t"], h[m], color=f"C{i}", lw=2 if m == "dual" else 1.5, label=m)
+        axis.fill_between(h["t"], h["dual_best"], h["distortion"], color="0.85", label="bracket of p⋆")
+        axis.set_xscale("log")
         g = self.meta["game"]
-        ax.set_title(f"dual embedding game: n = {g['n_pairs']}, d = {g['d']}, k = {g['k']}", fontsize=8)
-        ax.legend(fontsize=7)
-        ax.grid(True, which="both", alpha=0.2)
-        return ax
+        title = (f"dual embedding game\nn = {g['n_pairs']} pairs, d = {g['d']}, k = {g['k']}, T = {self.meta.get('T')}, "
+                 f"seed = {self.meta.get('seed')}")
+        return finish(fig, axes, "round t", "maximum distortion", [title])
 
     def save(self, path, config: dict | None = None, force: bool = False) -> pathlib.Path:
         """Run directory: metrics.parquet, meta.json, config.toml, report.md, report.png and solution.npz.
@@ -165,9 +163,7 @@ class EmbeddingResult(GameResult):
         (path / "report.md").write_text("\n\n".join(parts) + "\n")
         arrays = {k: np.asarray(val) for k, val in self.solution.items() if val is not None}
         np.savez(path / "solution.npz", **arrays)
-        import matplotlib.pyplot as plt
-        ax = self.plot()
-        ax.figure.tight_layout()
-        ax.figure.savefig(path / "report.png", dpi=110)
-        plt.close(ax.figure)
+        from .figures import save_figure
+        fig, _ = self.plot()
+        save_figure(fig, path / "report.png")
         return path

@@ -215,25 +215,38 @@ class IterationResult(Result):
         return "\n".join([format_table(self.summary(), cols, markdown=markdown)] + self.alarms())
 
     def plot(self, ax=None, metric=None, environment=None):
-        """Log-log curves of the headline metrics (or ``metric``) with the rate curves; returns the Axes."""
-        import matplotlib.pyplot as plt
-        if ax is None:
-            _, ax = plt.subplots(figsize=(6.4, 4.8))
+        """Log-log curves of the headline metrics (or ``metric``), banded over replicates, with the rate curves in
+        distinct styles; returns ``(Figure, ndarray of Axes)`` like every result's plot (:mod:`onlinelab.figures`).
+
+        Parameters
+        ----------
+        ax : matplotlib Axes or None, default None
+            Where to draw; a new figure when None.
+        metric : str or None, default None
+            One metric instead of the headline ones.
+        environment : str or None, default None
+            Unused (one problem per result).
+        """
+        from ..figures import band, band_handle, bound_styles, finish, new_figure, run_title
+        fig, axes = new_figure(1, ax)
+        axis = axes[0]
         names = [metric] if metric else self.meta["iteration"]["headline"]
         for i, m in enumerate(names):
             c = self.curve(m)
-            ax.plot(c["t"], np.maximum(c["mean"], 1e-16), color=f"C{i}", lw=2, label=m)
-        for j, b in enumerate(self.meta["bounds"]):
-            if b["metric"] in names:
-                c = self.curve(f"bound:{b['name']}")
-                ax.plot(c["t"], c["mean"], "--", color=f"C{j + len(names)}", lw=1, label=f"{b['name']} ({b['metric']})")
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlabel("iteration k")
-        ax.set_title(f"{self.learners[0]} on {self.environments[0]}", fontsize=8)
-        ax.legend(fontsize=7)
-        ax.grid(True, which="both", alpha=0.2)
-        return ax
+            axis.plot(c["t"], np.maximum(c["mean"], 1e-16), color=f"C{i}", lw=2, label=m)
+            band(axis, c["t"], c, f"C{i}", floor=1e-16)
+        shown = [b for b in self.meta["bounds"] if b["metric"] in names]
+        styles = bound_styles(b["name"] for b in shown)
+        for b in shown:
+            c = self.curve(f"bound:{b['name']}")
+            axis.plot(c["t"], c["mean"], color=f"C{names.index(b['metric'])}", lw=1.2, markersize=4, markevery=0.1,
+                      fillstyle="none", label=f"{self.learners[0]}: {b['name']} (bounds {b['metric']})",
+                      **styles[b["name"]])
+        axis.set_xscale("log")
+        axis.set_yscale("log")
+        title = f"{self.learners[0]} on " + run_title(self.meta, self.environments[0])
+        ylabel = metric if metric else "value (log scale)"
+        return finish(fig, axes, "iteration k", ylabel, [title], [band_handle(int(self.meta.get("replicates", 1)))])
 
     def save(self, path, config: dict | None = None, force: bool = False):
         """Run directory: metrics.parquet, meta.json, config.toml, report.md (summary, bounds) and report.png.
@@ -247,14 +260,11 @@ class IterationResult(Result):
         force : bool, default False
             Replace a non-empty ``path``.
         """
-        import matplotlib.pyplot as plt
-
+        from ..figures import save_figure
         from ..storage import save_run
         path = save_run(self, path, config=config, report=False, force=force)
         text = "# Iterative method report\n\n" + self.summary_text(markdown=True) + "\n"
         (path / "report.md").write_text(text)
-        ax = self.plot()
-        ax.figure.tight_layout()
-        ax.figure.savefig(path / "report.png", dpi=110)
-        plt.close(ax.figure)
+        fig, _ = self.plot()
+        save_figure(fig, path / "report.png")
         return path

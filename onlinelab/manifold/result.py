@@ -102,7 +102,8 @@ class ManifoldResult(Result):
         return []
 
     def plot(self, ax=None, metric: str = "trustworthiness", environment=None):
-        """``metric`` (mean ± sd over draws) against the neighbour count t, one line per method (and R); the Axes.
+        """``metric`` (mean ± sd over draws) against the neighbour count t, one line per method (and R); returns
+        ``(Figure, ndarray of Axes)`` like every result's plot (:mod:`onlinelab.figures`).
 
         Parameters
         ----------
@@ -113,9 +114,16 @@ class ManifoldResult(Result):
         environment : str, optional
             Keep one data set.
         """
-        import matplotlib.pyplot as plt
-        if ax is None:
-            _, ax = plt.subplots(figsize=(5.0, 3.6))
+        from ..figures import finish, new_figure
+        fig, axes = new_figure(1, ax)
+        self._draw(axes[0], metric, environment)
+        return finish(fig, axes, "neighbour count t", metric, [self._title(environment)])
+
+    def _title(self, environment) -> str:
+        where = environment if environment is not None else ", ".join(self.environments)
+        return f"{where}\n{self.meta.get('replicates')} draw(s), seed = {self.meta.get('seed')}"
+
+    def _draw(self, ax, metric, environment):
         s = self.summary()
         if environment is not None:
             s = s[s.environment == environment]
@@ -130,12 +138,7 @@ class ManifoldResult(Result):
                 continue
             g = g.sort_values("n_neighbors")
             ax.errorbar(g.n_neighbors, g[metric], yerr=g.get(f"{metric}_sd"), marker="o", ms=3, capsize=2,
-                        color=f"C{i % 10}", label=name)
-        ax.set_xlabel("neighbour count t")
-        ax.set_ylabel(metric)
-        ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=6)
-        return ax
+                        color=f"C{i % 10}", label=f"{name} (± sd)")
 
     def save(self, path, config: dict | None = None, force: bool = False) -> pathlib.Path:
         """Run directory: metrics.parquet (tidy), meta.json, config.toml, report.md and report.png.
@@ -149,8 +152,7 @@ class ManifoldResult(Result):
         force : bool, default False
             Replace a non-empty ``path``.
         """
-        import matplotlib.pyplot as plt
-
+        from ..figures import finish, new_figure, save_figure
         from ..storage import save_run
         path = save_run(self, path, config=config, report=False, force=force)
         notes = "".join(f"- {f}\n" for f in self.meta["failures"][:50])
@@ -158,10 +160,11 @@ class ManifoldResult(Result):
                                         f"{self.meta['replicates']} draw(s).\n\n{self.summary_text(markdown=True)}\n"
                                         + (f"\n## Refused fits\n\n{notes}" if notes else ""))
         scores = [s for s in SCORES if s in set(self.metrics.metric)]
-        fig, axes = plt.subplots(1, len(scores), figsize=(4.2 * len(scores), 3.6), squeeze=False)
-        for ax, s in zip(axes[0], scores):
-            self.plot(ax=ax, metric=s)
-        fig.tight_layout()
-        fig.savefig(path / "report.png", dpi=100)
-        plt.close(fig)
+        fig, axes = new_figure(len(scores))
+        for ax, s in zip(axes, scores):
+            self._draw(ax, s, None)
+        finish(fig, axes, "neighbour count t", "score", [f"{s}: {self._title(None)}" for s in scores])
+        for ax, s in zip(axes, scores):
+            ax.set_ylabel(s)
+        save_figure(fig, path / "report.png")
         return path
