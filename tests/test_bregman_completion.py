@@ -1,13 +1,12 @@
 """Matrix completion, Algorithms 10/11 batch and online (theory §6), against cvxpy solves, a plain loop
 written here, and exact recovery of a random low-rank matrix."""
-import cvxpy as cp
 import numpy as np
 import pytest
 
 from onlinelab.bregman.completion import MatrixCompletion, RecommenderStream, complete_matrix, complete_stream
 from onlinelab.errors import ConfigError
+from tests.cvx_reference import SOLVER, cvxpy
 
-SOLVER = dict(solver=cp.CLARABEL, tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10)
 CVX_TOL = 5e-5        # Clarabel's solution error on these sizes (see tests/test_bregman_rpca.py)
 
 
@@ -18,6 +17,7 @@ def lowrank(seed, n=12, s=10, r=2, p=0.7):
 
 
 def cvx_completion(X, mask, gamma):
+    cp = cvxpy()
     L = cp.Variable(X.shape)
     M = mask.astype(float)
     prob = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(L) + gamma * cp.normNuc(L)), [cp.multiply(M, L) == M * X])

@@ -1,6 +1,5 @@
 """The hinge loss as an online convex loss (theory §9): its exact comparator against a cvxpy QP, its
 conjugate against a grid, and OMD/FTRL regret on the breast-cancer stream against their bounds."""
-import cvxpy as cp
 import numpy as np
 import pytest
 
@@ -8,6 +7,7 @@ import onlinelab as ol
 from onlinelab.bregman.svm import hinge_argmin
 from onlinelab.datasets import Margin, Risk, load_data
 from onlinelab.domains import Box, Euclidean
+from tests.cvx_reference import SOLVER, cvxpy
 
 
 @pytest.mark.parametrize("domain", [Box(31, -0.5, 0.5), Euclidean(31)], ids=["box", "euclidean"])
@@ -18,11 +18,12 @@ def test_hinge_argmin_equals_a_cvxpy_qp(domain):
     c = np.zeros(risk.N)
     c[rng.choice(risk.N, 60, replace=False)] = rng.random(60)
     rho, s = 0.3, 0.1 * rng.normal(size=31)
+    cp = cvxpy()
     x = cp.Variable(31)
     obj = c @ cp.pos(1 - risk.At @ x) + rho / 2 * cp.sum_squares(x) - s @ x
     cons = [x >= domain.lo, x <= domain.hi] if domain.kind == "box" else []
     prob = cp.Problem(cp.Minimize(obj), cons)
-    prob.solve(solver=cp.CLARABEL, tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10)
+    prob.solve(**SOLVER)
     got = risk.argmin(c[None], np.array([rho]), domain, s=s[None])[0]
     # ρ-strong convexity: ‖x − x⋆‖² ≤ 2(F(x) − F⋆)/ρ; both solvers stop near 1e-9 in F
     assert np.abs(got - x.value).max() < 1e-4

@@ -1,6 +1,5 @@
 """Robust PCA by linearised Bregman (theory §6) against independent references: cvxpy solves of the
 same convex problems, a plain loop of Algorithms 7/9 written here, finite differences of G_τ."""
-import cvxpy as cp
 import numpy as np
 import pytest
 
@@ -8,8 +7,8 @@ from onlinelab.bregman.momentum import betas
 from onlinelab.bregman.prox import l1_envelope, nuclear_envelope, soft_threshold, svt
 from onlinelab.bregman.rpca import RobustPCA, robust_pca
 from onlinelab.errors import ConfigError
+from tests.cvx_reference import SOLVER, cvxpy
 
-SOLVER = dict(solver=cp.CLARABEL, tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10)
 # Clarabel stops at a 1e-10 gap; the objective is (1/γ)-strongly convex in (L, S), so its solution is
 # within √(2γ·gap) of the true one — measured ~5e-6 on these 10×8 instances; entries are compared to 5e-5.
 CVX_TOL = 5e-5
@@ -23,6 +22,7 @@ def instance(seed, n=10, s=8, r=2, frac=0.1, big=6.0):
 
 def cvx_rpca(X, alpha, gamma):
     """argmin ‖S‖₁ + α‖L‖_* + (‖L‖² + ‖S‖²)/(2γ) s.t. L + S = X, and its optimal value."""
+    cp = cvxpy()
     L, S = cp.Variable(X.shape), cp.Variable(X.shape)
     obj = cp.sum(cp.abs(S)) + alpha * cp.normNuc(L) + (cp.sum_squares(L) + cp.sum_squares(S)) / (2 * gamma)
     prob = cp.Problem(cp.Minimize(obj), [L + S == X])
@@ -33,6 +33,7 @@ def cvx_rpca(X, alpha, gamma):
 def test_svt_is_the_nuclear_prox_and_soft_the_l1_prox():
     rng = np.random.default_rng(0)
     Z, t = rng.normal(size=(7, 5)), 0.8
+    cp = cvxpy()
     W = cp.Variable(Z.shape)
     prob = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(W - Z) + t * cp.normNuc(W)))
     prob.solve(**SOLVER)

@@ -11,10 +11,12 @@ from onlinelab.embedding_baselines import (fantope_sdp, jl_gaussian, max_distort
 from onlinelab.embedding_dual import dual_value, unit_differences
 from onlinelab.embedding_game import play_embedding_game
 from onlinelab.errors import ConfigError
+from tests.cvx_reference import cvxpy
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_dual_value_equals_the_fantope_sdp_value(seed):
+    cvxpy()  # the Fantope SDP baseline solves with cvxpy
     """g at the SDP's constraint multipliers equals the SDP value (Clarabel's tolerance ~1e-8; we allow 1e-6)."""
     pts = np.random.default_rng(seed).standard_normal((10, 5))
     X = unit_differences(pts)
@@ -55,6 +57,7 @@ def test_random_maps():
 
 
 def test_sdp_time_limit_and_bad_input():
+    cvxpy()  # the Fantope SDP baseline solves with cvxpy
     X = unit_differences(np.random.default_rng(0).standard_normal((30, 10)))
     res = fantope_sdp(X, 2, time_limit=1e-3)
     assert not res.finished

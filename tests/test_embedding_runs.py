@@ -11,6 +11,7 @@ from onlinelab.embedding_config import run_embedding_config
 from onlinelab.errors import ConfigError, UnknownNameError
 from onlinelab.run_kinds import kinds, listings
 from onlinelab.storage import load_run
+from tests.cvx_reference import cvxpy
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "examples" / "embedding" / "digits_5.toml"
@@ -73,6 +74,7 @@ def test_points_from_a_file(tmp_path):
 
 
 def test_experiment_script_small(tmp_path):
+    cvxpy()  # the Fantope SDP baseline solves with cvxpy
     mod = _load("near_isometric")
     raw, table = mod.run(digits=(5,), sizes=(12,), ks=(3,), subsets=2, T=60, sdp_sizes=(12,), sdp_subsets=1,
                          out=tmp_path)
