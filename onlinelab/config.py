@@ -35,6 +35,28 @@ TOP_KEYS = ("run", "environments", "learners", "delay", "arrivals")
 AUTO = "auto"
 
 
+def run_table(data: dict, keys: dict = RUN_KEYS, defaults: dict | None = None, **overrides) -> dict:
+    """The ``[run]`` table of an experiment kind's config: its keys checked against ``keys``, laid over
+    ``keys``' defaults and the kind's own ``defaults``, then the command line's overrides that are not None.
+
+    Parameters
+    ----------
+    data : dict
+        The parsed config.
+    keys : dict, default RUN_KEYS
+        The allowed keys with their defaults.
+    defaults : dict or None, default None
+        The kind's own defaults (e.g. fewer rounds).
+    **overrides
+        ``seed=``, ``rounds=``, ``replicates=`` from the command line; None leaves the table's value.
+    """
+    given = data.get("run", {})
+    v.known_keys("[run]", given, keys)
+    run = {**keys, **(defaults or {}), **given}
+    run.update({key: val for key, val in overrides.items() if val is not None})
+    return run
+
+
 @dataclass
 class Spec:
     """One environment or learner: registered ``name``, optional ``label``, parameters."""

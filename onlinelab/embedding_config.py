@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from . import validation as v
-from .config import RUN_KEYS
+from .config import run_table
 from .embedding import NearIsometricEmbedding
 from .embedding_baselines import fantope_sdp, jl_gaussian, max_distortion_of, pca, random_orthonormal
 from .embedding_dual import unit_differences
@@ -110,11 +110,8 @@ def run_embedding_config(data: dict, *, seed=None, rounds=None, replicates=None)
     if not isinstance(data, dict) or not isinstance(data.get("embedding"), dict):
         raise ConfigTypeError("an embedding config needs an [embedding] table; see onlinelab.embedding_config")
     v.known_keys("the config's top level", data, ("run", "embedding"))
-    v.known_keys("[run]", data.get("run", {}), RUN_KEYS)
-    run = {**RUN_KEYS, "rounds": 120, "replicates": 1, "checkpoints": 16, **data.get("run", {})}
-    for key, val in (("seed", seed), ("rounds", rounds), ("replicates", replicates)):
-        if val is not None:
-            run[key] = val
+    run = run_table(data, defaults={"rounds": 120, "replicates": 1, "checkpoints": 16}, seed=seed, rounds=rounds,
+                    replicates=replicates)
     T = v.integer("run.rounds", run["rounds"], minimum=1)
     seed = v.integer("run.seed", run["seed"], minimum=0)
     if v.integer("run.replicates", run["replicates"], minimum=1) != 1:

@@ -35,7 +35,7 @@ import inspect
 import numpy as np
 
 from . import validation as v
-from .config import AUTO, RUN_KEYS
+from .config import AUTO, RUN_KEYS, run_table
 from .domains import make_domain
 from .errors import ConfigError, ConfigTypeError
 from .fenchel import NormDistance, SquaredDistance
@@ -91,11 +91,7 @@ def run_game_config(data: dict, *, seed=None, rounds=None, replicates=None):
         raise ConfigTypeError("a game config needs a [game] table; see onlinelab.game_config for the two forms")
     v.known_keys("the config's top level", data, ("run", "game"))
     game_keys = {k: val for k, val in RUN_KEYS.items() if k != "comparator"}  # a game has no comparator choice
-    run = {**game_keys, **data.get("run", {})}
-    v.known_keys("[run]", data.get("run", {}), game_keys)
-    for key, val in (("seed", seed), ("rounds", rounds), ("replicates", replicates)):
-        if val is not None:
-            run[key] = val
+    run = run_table(data, game_keys, seed=seed, rounds=rounds, replicates=replicates)
     T = v.integer("run.rounds", run["rounds"], minimum=1)
     R = v.integer("run.replicates", run["replicates"], minimum=1)
     seed = v.integer("run.seed", run["seed"], minimum=0)

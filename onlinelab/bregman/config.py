@@ -31,7 +31,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import validation as v
-from ..config import RUN_KEYS
+from ..config import run_table
 from ..errors import ConfigError, ConfigTypeError, UnknownNameError, did_you_mean
 from .completion import complete_matrix, complete_stream
 from .composite import HuberLasso, Lasso, LeastSquares, prox_gradient
@@ -100,11 +100,7 @@ def run_bregman_config(data: dict, *, seed=None, rounds=None, replicates=None):
     if not isinstance(data, dict) or not isinstance(data.get("bregman"), dict):
         raise ConfigTypeError("a bregman config needs a [bregman] table with a problem; see onlinelab.bregman.config")
     v.known_keys("the config's top level", data, ("run", "bregman"))
-    v.known_keys("[run]", data.get("run", {}), RUN_KEYS)
-    run = {**RUN_KEYS, "rounds": 500, "replicates": 1, **data.get("run", {})}
-    for key, val in (("seed", seed), ("rounds", rounds), ("replicates", replicates)):
-        if val is not None:
-            run[key] = val
+    run = run_table(data, defaults={"rounds": 500, "replicates": 1}, seed=seed, rounds=rounds, replicates=replicates)
     T = v.integer("run.rounds", run["rounds"], minimum=1)
     R = v.integer("run.replicates", run["replicates"], minimum=1)
     seed = v.integer("run.seed", run["seed"], minimum=0)
