@@ -4,7 +4,8 @@ theory §2 (projections, capped simplex; docs/theory/02-online-pca.md) and §3.2
 leading replicate axis: points and directions are ``(R, n)`` arrays.
 
 * :class:`Simplex`        — {p ≥ 0, Σp = 1}; projection by the sort-based rule of theory §2
-  (ρ is an *index*), LMO = the vertex of the smallest coordinate.
+  (ρ is an *index*), or for long rows Michelot's linear-time threshold iteration; LMO = the vertex of
+  the smallest coordinate.
 * :class:`CappedSimplex`  — {0 ≤ p ≤ cap, Σp = total}; the eigenvalue set of the rank-k
   Fantope (cap 1, total k) and of capped density matrices (cap 1/m, total 1).
 * :class:`Ball`           — {‖x − centre‖₂ ≤ radius}.
@@ -28,6 +29,7 @@ import numpy as np
 
 from . import validation as v
 from .errors import DomainError, UnknownNameError, did_you_mean
+from .simplex_projection import simplex_threshold
 
 
 class Domain:
@@ -142,17 +144,18 @@ def _vertex(g: np.ndarray, idx: np.ndarray) -> np.ndarray:
 
 
 class Simplex(Domain):
-    """The probability simplex Δₙ."""
+    """The probability simplex Δₙ.
+
+    The projection is max(y − τ, 0) with τ chosen so the coordinates sum to one (theory §2), found by
+    :func:`onlinelab.simplex_projection.simplex_threshold` (the sort rule, or for long rows Michelot's
+    linear-time iteration).
+    """
 
     kind = "simplex"
 
     def project(self, y):
-        u = -np.sort(-np.asarray(y, dtype=float), axis=-1)
-        css = np.cumsum(u, axis=-1)
-        j = np.arange(1, u.shape[-1] + 1)
-        rho = np.sum(u + (1.0 - css) / j > 0, axis=-1)          # theory §2: an index (count of positives)
-        theta = (1.0 - np.take_along_axis(css, rho[..., None] - 1, axis=-1)) / rho[..., None]
-        return np.maximum(y + theta, 0.0)
+        y = np.asarray(y, dtype=float)
+        return np.maximum(y - simplex_threshold(y), 0.0)
 
     def lmo(self, g):
         return _vertex(g, np.argmin(g, axis=-1))
