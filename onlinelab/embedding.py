@@ -24,7 +24,7 @@ import numpy as np
 
 from . import validation as v
 from .embedding_bounds import centred_eta, paper_eta
-from .embedding_dual import SOLVERS, _finite_matrix, captured, unit_differences, unit_rows
+from .embedding_dual import SOLVERS, UnitPairs, _finite_matrix, unit_rows
 from .embedding_game import play_embedding_game
 from .errors import ConfigError
 
@@ -107,19 +107,20 @@ class NearIsometricEmbedding:
         if (points is None) == (differences is None):
             raise ConfigError("fit needs exactly one of points (rows are points) or differences= (rows are pairwise "
                               "differences); got " + ("both" if points is not None else "neither"))
-        X = unit_differences(points) if points is not None else unit_rows(differences)
+        pairs = UnitPairs.from_points(points) if points is not None else UnitPairs.from_rows(unit_rows(differences))
+        X = pairs.X
         T = v.integer("T", self.T, minimum=1)
         v.choice("solver", self.solver, SOLVERS)
         v.positive_float("tol", self.tol)
         self.eta_ = resolve_eta(self.eta, X.shape[0], T)
-        res = play_embedding_game(X, self.n_components, T=T, eta=self.eta_, solver=self.solver,
+        res = play_embedding_game(pairs, self.n_components, T=T, eta=self.eta_, solver=self.solver,
                                   checkpoints=self.checkpoints, tol=self.tol)
         last = res.history().iloc[-1]
         self.result_, self.history = res, res.history()
         self.components_ = np.asarray(res.solution["V"])
         self.lambda_ = np.asarray(res.solution["lambda"])
         self.projector_ = np.asarray(res.solution["projector"])
-        self.max_distortion_ = float(1.0 - captured(X, self.components_).min())
+        self.max_distortion_ = float(1.0 - pairs.captured(self.components_).min())
         self.dual_bound_ = float(last["dual_best"])
         self.output_ = res.meta["game"]["output"]
         self.n_pairs_, self.n_features_in_ = X.shape

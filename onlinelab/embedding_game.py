@@ -34,7 +34,7 @@ import numpy as np
 from .base import Learner
 from .domains import Simplex
 from .embedding_bounds import centred_bound, ld_bound
-from .embedding_dual import captured, check_k, gram_top_k, pick_solver, top_k, weighted_gram
+from .embedding_dual import UnitPairs, check_k, gram_top_k, pick_solver, top_k, weighted_gram
 from .embedding_result import EmbeddingResult
 from .errors import BoundViolationWarning
 from .game import _Player, run_rounds
@@ -48,12 +48,12 @@ BRACKET_TOL = 1e-9
 
 
 class PairWeights:
-    """The P-player's loss at λ: P ↦ 1 − ⟨M(λ), P⟩ on the Fantope, given by X and λ (never forming M).
+    """The P-player's loss at λ: P ↦ 1 − ⟨M(λ), P⟩ on the Fantope, given by the pairs and λ (never forming M).
 
     Parameters
     ----------
-    X : numpy.ndarray, shape (n, d)
-        Unit rows x_i.
+    pairs : onlinelab.embedding_dual.UnitPairs
+        The unit rows x_i (``pairs.X``) and their ‖Vᵀx_i‖² (``pairs.captured``).
     lam : numpy.ndarray, shape (n,)
         The λ-player's weights this round.
     """
@@ -61,8 +61,8 @@ class PairWeights:
     kind = "embedding-dual"
     is_linear = True
 
-    def __init__(self, X, lam):
-        self.X, self.lam = X, lam
+    def __init__(self, pairs, lam):
+        self.pairs, self.X, self.lam = pairs, pairs.X, lam
 
 
 class TopKState(NamedTuple):
@@ -102,9 +102,9 @@ class TopKResponse(Learner):
         if self.solver == "dense":       # M(λ_t) is formed anyway: hand it on (the game averages it for M(λ̄_t))
             M = weighted_gram(loss.X, loss.lam)
             mu, V = gram_top_k(M, self.n_components)
-            return Play(V, info={"mu": mu, "captured": captured(loss.X, V), "warm": None, "gram": M})
+            return Play(V, info={"mu": mu, "captured": loss.pairs.captured(V), "warm": None, "gram": M})
         mu, V, warm = top_k(loss.X, loss.lam, self.n_components, solver=self.solver, warm=state.warm, tol=self.tol)
-        return Play(V, info={"mu": mu, "captured": captured(loss.X, V), "warm": warm, "gram": None})
+        return Play(V, info={"mu": mu, "captured": loss.pairs.captured(V), "warm": warm, "gram": None})
 
     def update(self, state, play, feedback, rng) -> TopKState:
         return TopKState(play.info["warm"], state.t + 1)
@@ -116,8 +116,9 @@ def play_embedding_game(X: np.ndarray, k: int, *, T: int = 120, eta: float, solv
 
     Parameters
     ----------
-    X : numpy.ndarray, shape (n, d)
-        Unit rows x_i (see :func:`onlinelab.embedding_dual.unit_differences`).
+    X : numpy.ndarray, shape (n, d), or onlinelab.embedding_dual.UnitPairs
+        Unit rows x_i (see :func:`onlinelab.embedding_dual.unit_differences`), or the pairs of points
+        (:meth:`~onlinelab.embedding_dual.UnitPairs.from_points`), whose supergradient costs O(r²k).
     k : int
         Target dimension, 1 ≤ k < d.
     T : int, default 120
@@ -134,6 +135,8 @@ def play_embedding_game(X: np.ndarray, k: int, *, T: int = 120, eta: float, solv
     label : str or None, default None
         Name of the run in the result.
     """
+    pairs = UnitPairs.from_rows(X)
+    X = pairs.X
     n, d = X.shape
     k = check_k(k, d)
     solver = pick_solver(solver, n, d, k)
@@ -150,7 +153,7 @@ def play_embedding_game(X: np.ndarray, k: int, *, T: int = 120, eta: float, solv
 
     def loss_for(role, other_play):
         if role == "P":
-            return PairWeights(X, np.asarray(other_play.mixed)[0])
+            return PairWeights(pairs, np.asarray(other_play.mixed)[0])
         return LinearLoss(other_play.info["captured"][None, :], simplex)
 
     def on_plays(t, plays):
@@ -179,7 +182,7 @@ def play_embedding_game(X: np.ndarray, k: int, *, T: int = 120, eta: float, solv
         s["warm_avg"], s["V_avg"] = (out[2] if len(out) > 2 else None), out[1]
         g_avg = 1.0 - float(np.sum(out[0]))
         s["g_best"] = max(s["g_best"], g_avg)
-        eps_avg = 1.0 - float(captured(X, out[1]).min())
+        eps_avg = 1.0 - float(pairs.captured(out[1]).min())
         eps_P = 1.0 - float((s["c"] / t).min())
         regret = eps_P - s["payoff"] / t
         values = {"dual": g_avg, "dual_best": s["g_best"], "distortion_best": s["eps_best"],
