@@ -93,17 +93,19 @@ class EmbeddingResult(GameResult):
         return "regret"
 
     def _by_replicate(self, metric: str) -> np.ndarray:
-        """Values of ``metric`` as a (checkpoints, 1) array (one replicate; no pivot needed)."""
-        m = self.metrics[self.metrics.metric == metric]
-        return m.sort_values("t")["value"].to_numpy()[:, None]
+        """Values of ``metric`` as a (checkpoints, 1) array (one replicate: a column of the cached history)."""
+        return self._wide()[metric].to_numpy()[:, None]
 
-    def history(self) -> pd.DataFrame:
-        """One row per checkpoint t, one column per metric (bound curves included)."""
-        if getattr(self, "_history", None) is None:
+    def _wide(self) -> pd.DataFrame:
+        if getattr(self, "_history", None) is None:           # one pivot serves the bound checks and history()
             wide = self.metrics.pivot(index="t", columns="metric", values="value")
             wide.columns.name = None
             self._history = wide.reset_index()
-        return self._history.copy()
+        return self._history
+
+    def history(self) -> pd.DataFrame:
+        """One row per checkpoint t, one column per metric (bound curves included)."""
+        return self._wide().copy()
 
     def summary(self) -> pd.DataFrame:
         """One row: n, d, k, T, η, the bracket (dual_best, distortion), gap, regret and the tightest rate bound."""

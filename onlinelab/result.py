@@ -37,16 +37,22 @@ SUMMARY_COLUMNS = [
 
 
 def _frame(learner, env_label, t, arrays: dict) -> pd.DataFrame:
-    parts = []
+    """The tidy rows of one learner on one environment: metric by metric, checkpoint-major, (C, R) arrays.
+
+    One DataFrame from concatenated columns (building one per metric and concatenating them cost
+    ~0.4 ms a metric, a tenth of a small embedding fit, theory §5.6)."""
+    if not arrays:
+        return pd.DataFrame(columns=COLUMNS)
     t = np.asarray(t)
-    for metric, arr in arrays.items():  # arr: (C, R)
-        C, R = arr.shape
-        parts.append(pd.DataFrame({
-            "learner": learner, "environment": env_label,
-            "replicate": np.tile(np.arange(R), C), "t": np.repeat(t, R),
-            "metric": metric, "value": arr.reshape(-1),
-        }))
-    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=COLUMNS)
+    shapes = [np.shape(arr) for arr in arrays.values()]      # (C, R) each
+    sizes = [C * R for C, R in shapes]
+    n = sum(sizes)
+    return pd.DataFrame({
+        "learner": np.full(n, learner, dtype=object), "environment": np.full(n, env_label, dtype=object),
+        "replicate": np.concatenate([np.tile(np.arange(R), C) for C, R in shapes]),
+        "t": np.concatenate([np.repeat(t, R) for _, R in shapes]),
+        "metric": np.repeat(np.array(list(arrays), dtype=object), sizes),
+        "value": np.concatenate([np.asarray(arr).reshape(-1) for arr in arrays.values()])})
 
 
 def build_result(env, env_label, ctx, slots, timing, seed, failed=None) -> "Result":
