@@ -22,6 +22,7 @@ import numpy as np
 
 import onlinelab as ol
 from onlinelab import validation as v
+from onlinelab.blocks import LossBlock
 from onlinelab.domains import Simplex
 from onlinelab.errors import ConfigError
 from onlinelab.vector_losses import LinearLoss
@@ -61,6 +62,18 @@ class _Arms(ol.Environment):
         self._pos += 1
         return self._u[:, self._pos - 1]
 
+    def uniform_rows(self, n: int) -> np.ndarray:
+        """The next n rounds' uniforms, (n, R, K): exactly what n calls of :meth:`uniforms` return."""
+        parts, left = [], n
+        while left:
+            if self._pos == self.chunk:
+                self._u, self._pos = self.rng.random((self.chunk, self.d)), 0
+            take = min(left, self.chunk - self._pos)
+            parts.append(self._u[:, self._pos:self._pos + take])
+            self._pos += take
+            left -= take
+        return np.swapaxes(parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1), 0, 1)
+
 
 @ol.register_environment("bernoulli-arms")
 class BernoulliArms(_Arms):
@@ -85,6 +98,10 @@ class BernoulliArms(_Arms):
     def emit(self, t, history):
         return LinearLoss((self.uniforms() >= self._mu).astype(float), self._simplex)
 
+    def emit_block(self, t, n):
+        """n rounds at once (onlinelab.blocks): the same uniforms, in the same order, as n calls of :meth:`emit`."""
+        return LossBlock.of_rows(LinearLoss, (self.uniform_rows(n) >= self._mu).astype(float), domain=self._simplex)
+
 
 @ol.register_environment("adversarial-arms")
 class AdversarialArms(_Arms):
@@ -102,11 +119,21 @@ class AdversarialArms(_Arms):
         super().__init__(d=d)
         self.block = v.integer("block", block, minimum=1)
 
+    def _means(self, t):
+        """Loss means of round(s) t (an int or an array of rounds): (K,) or (len(t), K)."""
+        t = np.asarray(t)
+        mean = np.full(t.shape + (self.d,), 0.7)
+        mean[..., 0] = 0.4
+        np.put_along_axis(mean, (1 + ((t - 1) // self.block) % (self.d - 1))[..., None], 0.1, axis=-1)
+        return mean
+
     def emit(self, t, history):
-        mean = np.full(self.d, 0.7)
-        mean[0] = 0.4
-        mean[1 + ((t - 1) // self.block) % (self.d - 1)] = 0.1
-        return LinearLoss((self.uniforms() < mean).astype(float), self._simplex)
+        return LinearLoss((self.uniforms() < self._means(t)).astype(float), self._simplex)
+
+    def emit_block(self, t, n):
+        """n rounds at once (onlinelab.blocks): the same uniforms, in the same order, as n calls of :meth:`emit`."""
+        means = self._means(np.arange(t, t + n))[:, None, :]
+        return LossBlock.of_rows(LinearLoss, (self.uniform_rows(n) < means).astype(float), domain=self._simplex)
 
 
 @ol.register_environment("adaptive-arms")

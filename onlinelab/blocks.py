@@ -55,7 +55,11 @@ class LossBlock:
         rows = np.ascontiguousarray(rows)
         n, R = rows.shape[:2]
         flat = rows.reshape((n * R,) + rows.shape[2:])
-        return cls(loss_cls(flat, **kw), [loss_cls(flat[i * R:(i + 1) * R], **kw) for i in range(n)])
+        stacked = loss_cls(flat, **kw)   # converts and checks the whole block's data once
+        make = loss_cls
+        if flat.dtype == np.float64 and hasattr(loss_cls, "trusted"):
+            make = loss_cls.trusted      # so its per-round float views need no conversion or checks
+        return cls(stacked, [make(flat[i * R:(i + 1) * R], **kw) for i in range(n)])
 
     def validate(self, where_of, R: int, d: int, bound, psd) -> None:
         """Check every round at once; on a failure, find and report the first bad round exactly as round by round.

@@ -74,8 +74,10 @@ def normalised_inverse(a: np.ndarray) -> np.ndarray:
 
 def softmax(h: np.ndarray) -> np.ndarray:
     """exp(h)/Σexp(h) per row with a max-shift (MEG's normalised exponential, theory §2)."""
-    z = np.exp(h - h.max(axis=-1, keepdims=True))
-    return z / z.sum(axis=-1, keepdims=True)
+    z = h - np.maximum.reduce(h, axis=-1, keepdims=True)
+    np.exp(z, out=z)
+    z /= np.add.reduce(z, axis=-1, keepdims=True)
+    return z
 
 
 def orthonormality_error(U: np.ndarray) -> np.ndarray:

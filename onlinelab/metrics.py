@@ -118,18 +118,31 @@ class Recorder:
         self.R = replicates
         self.cum_expected = np.zeros(replicates)
         self.cum_realized = np.zeros(replicates)
+        self._same = True
         self.rows: dict[str, list] = {}
         self.t: list[int] = []
         self.pseudo_regret: list[float] = []
 
+    _same = False   # (class default: recorders restored from checkpoints without the flag keep both sums)
+
     def add(self, expected: np.ndarray, realized: np.ndarray) -> None:
+        if self._same:   # every round so far had realized is expected (full information): one sum serves both
+            if realized is expected:
+                self.cum_expected += expected
+                return
+            self._same = False
+            self.cum_realized = self.cum_expected.copy()
         self.cum_expected += expected
         self.cum_realized += realized
+
+    def realized(self) -> np.ndarray:
+        """Σ realised losses so far, (R,)."""
+        return self.cum_expected if self._same else self.cum_realized
 
     def checkpoint(self, t: int, tracker: LossTracker, runtime_s: float, extra: dict) -> None:
         comp = tracker.comparator()
         values = {} if comp is None else {"regret": self.cum_expected - comp,
-                                          "realized_regret": self.cum_realized - comp, "comparator_loss": comp}
+                                          "realized_regret": self.realized() - comp, "comparator_loss": comp}
         values.update(cumulative_loss=self.cum_expected.copy(), runtime_s=np.full(self.R, runtime_s))
         for key, val in extra.items():
             values[key] = np.broadcast_to(np.asarray(val, dtype=float), (self.R,))

@@ -86,6 +86,8 @@ class BatchRNG:
         return len(self.gens)
 
     def _shaped(self, buf: _Buffer, shape) -> np.ndarray:
+        if shape == ():
+            return buf.take(1)[:, 0]
         shape = (shape,) if np.isscalar(shape) else tuple(shape)
         n = int(np.prod(shape)) if shape else 1
         return buf.take(n).reshape((self.replicates,) + shape)
@@ -128,7 +130,7 @@ class BatchRNG:
         probs : numpy.ndarray
             Non-negative weights, shape ``(R, n)``; each row need not sum exactly to 1.
         """
-        cum = np.cumsum(probs, axis=1)
-        u = self.random() * cum[:, -1]
-        idx = (cum <= u[:, None]).sum(axis=1)
-        return np.minimum(idx, probs.shape[1] - 1)
+        cum = np.add.accumulate(probs, axis=1, dtype=float)
+        u = self.random()[:, None] * cum[:, -1:]
+        cum[:, -1] = np.inf   # the first i with cum_i > u; u ≥ the total (rounding) picks the last index
+        return (cum > u).argmax(axis=1)

@@ -143,6 +143,7 @@ class _Slot:
         self.tracker = tracker
         self.recorder = Recorder(ctx.replicates)
         self.kind = learner.feedback
+        self.prescient = bool(getattr(learner, "prescient", False))
         self.window = history_window(env, env_label)
         self.actions, self.losses = deque(maxlen=self.window), deque(maxlen=self.window)
         self.runtime = 0.0
@@ -150,7 +151,7 @@ class _Slot:
 
     def step(self, t, shared_loss, validate):
         t0 = time.perf_counter()
-        if getattr(self.learner, "prescient", False):  # a "+" learner sees this round's loss first (theory §3.1)
+        if self.prescient:  # a "+" learner sees this round's loss first (theory §3.1)
             if shared_loss is None:
                 raise ProtocolError(f"learner {self.label!r} is prescient (it sees the loss before playing), which an "
                                     f"adaptive environment ({self.env_label!r}) cannot allow; use an oblivious one")
@@ -164,10 +165,12 @@ class _Slot:
             validate(loss, t)
             self.tracker.add(loss)
         feedback, expected, realized = feedback_for(self.kind, loss, play)
-        self.runtime += t1 - t0
-        if self.channel is None:
-            self.deliver(play, feedback)
-        else:  # delayed feedback: a simpy event delivers it d_t rounds later (onlinelab.delays)
+        if self.channel is None:   # deliver(), inline: this is the per-round path
+            t2 = time.perf_counter()
+            self.state = self.learner.update(self.state, play, feedback, self.rng)
+            self.runtime += t1 - t0 + time.perf_counter() - t2
+        else:
+            self.runtime += t1 - t0  # delayed feedback: a simpy event delivers it d_t rounds later (onlinelab.delays)
             self.channel.post(self, t, play, feedback)
         if shared_loss is None:
             if play.action is not None:

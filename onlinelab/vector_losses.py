@@ -44,7 +44,8 @@ def sup_norm(domain) -> float:
 
 
 def _dot(a, b) -> np.ndarray:
-    return np.einsum("ri,ri->r", a, b)
+    """⟨a_r, b_r⟩ per row (a ufunc: no einsum parsing in the per-round path)."""
+    return np.vecdot(a, b)
 
 
 def _linear_value(terms, x) -> np.ndarray:  # module-level (not a lambda), so that checkpoints can name it
@@ -126,6 +127,14 @@ class LinearLoss(VectorLoss):
         self._inf = None
         if self.G.ndim != 2:
             raise LossError(f"LinearLoss needs G of shape (R, n), got {self.G.shape}")
+
+    @classmethod
+    def trusted(cls, G: np.ndarray, domain) -> "LinearLoss":
+        """A loss on a float (R, n) array the caller built itself (no conversion or checks: a learner's
+        own estimate, or a view of a block already checked whole)."""
+        out = cls.__new__(cls)
+        out.G, out.domain, out._inf = G, domain, None
+        return out
 
     @property
     def shape(self):

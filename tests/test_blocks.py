@@ -11,9 +11,18 @@ import pytest
 
 import onlinelab as ol
 from onlinelab.blocks import LossBlock
+from onlinelab.environments.arms import AdversarialArms, BernoulliArms
 from onlinelab.environments.spiked import SpikedCovariance
 from onlinelab.environments.streams import SpikedStream
 from onlinelab.errors import LossError, ProtocolError
+
+
+class BernoulliPerRound(BernoulliArms):
+    emit_block = ol.Environment.emit_block
+
+
+class AdversarialPerRound(AdversarialArms):
+    emit_block = ol.Environment.emit_block
 
 
 class CovPerRound(SpikedCovariance):
@@ -38,6 +47,20 @@ def timeless(res):
     (SpikedStream, StreamPerRound, "oja", {"d": 140, "k": 2, "block": 9}),
 ])
 def test_blocked_run_equals_the_round_by_round_run(blocked, per_round, learner, params, comparator):
+    _same_runs(blocked, per_round, learner, params, comparator)
+
+
+@pytest.mark.parametrize("comparator", ["exact", "none"])   # arms know no population play ("truth")
+@pytest.mark.parametrize("blocked, per_round, learner, params", [
+    (BernoulliArms, BernoulliPerRound, "exp3-auer", {"means": [0.2, 0.5, 0.9]}),
+    (AdversarialArms, AdversarialPerRound, "exp3", {"d": 4, "block": 7}),
+    (AdversarialArms, AdversarialPerRound, "ftrl", {"d": 4, "block": 7}),
+])
+def test_arms_blocks_equal_their_rounds(blocked, per_round, learner, params, comparator):
+    _same_runs(blocked, per_round, learner, params, comparator)
+
+
+def _same_runs(blocked, per_round, learner, params, comparator):
     kw = {"k": 2, "qr": "block"} if learner == "oja" else {}
     runs = [ol.simulate(cls(**params), [ol.make_learner(learner, **kw)], T=150, replicates=3, seed=2,
                         checkpoints=7, comparator=comparator) for cls in (blocked, per_round)]

@@ -47,19 +47,24 @@ class BanditState(NamedTuple):
     gamma: float    # exploration mixed into the inner learner's play
 
 
+_EYES: dict[int, np.ndarray] = {}
+
+
 def one_hot(arm: np.ndarray, K: int) -> np.ndarray:
-    """Row r is e_{arm[r]}: (R, K)."""
-    out = np.zeros((arm.shape[0], K))
-    out[np.arange(arm.shape[0]), arm] = 1.0
-    return out
+    """Row r is e_{arm[r]}: (R, K) (rows of a cached identity: one gather per round)."""
+    eye = _EYES.get(K)
+    if eye is None:
+        eye = _EYES.setdefault(K, np.eye(K))
+    return eye[arm]
 
 
-def importance_weighted(p: np.ndarray, arm: np.ndarray, value: np.ndarray) -> np.ndarray:
-    """ℓ̂(i) = value·1{arm = i}/p(i), per replicate: (R, K); unbiased for the loss vector when arm ~ p."""
-    rows = np.arange(p.shape[0])
-    out = np.zeros(p.shape)
-    out[rows, arm] = np.asarray(value, dtype=float) / p[rows, arm]
-    return out
+def importance_weighted(p: np.ndarray, arm: np.ndarray, value: np.ndarray, onehot=None) -> np.ndarray:
+    """ℓ̂(i) = value·1{arm = i}/p(i), per replicate: (R, K); unbiased for the loss vector when arm ~ p.
+
+    ``onehot`` (the play's action, ``one_hot(arm, K)``) saves rebuilding it; ⟨e_arm, p⟩ = p(arm) exactly.
+    """
+    onehot = one_hot(arm, p.shape[1]) if onehot is None else onehot
+    return onehot * (np.asarray(value, dtype=float) / np.vecdot(onehot, p))[:, None]
 
 
 def _losses_in_unit_interval(ctx) -> dict:
@@ -81,8 +86,8 @@ class BanditSimplex(Learner):
     def _exploration(self, ctx) -> float:
         return 0.0
 
-    def _estimate(self, p, arm, value):
-        return importance_weighted(p, arm, value)
+    def _estimate(self, p, arm, value, onehot=None):
+        return importance_weighted(p, arm, value, onehot)
 
     def _check(self, ctx):
         if ctx.domain != "simplex":
@@ -102,8 +107,8 @@ class BanditSimplex(Learner):
         return Play(p, one_hot(arm, K), {"arm": arm, "p": p, "inner": inner_play})
 
     def update(self, state: BanditState, play: Play, feedback, rng) -> BanditState:
-        est = self._estimate(play.info["p"], play.info["arm"], feedback.value)
-        loss = LinearLoss(est, state.inner.dom)
+        est = self._estimate(play.info["p"], play.info["arm"], feedback.value, play.action)
+        loss = LinearLoss.trusted(est, state.inner.dom)
         inner = self._base.update(state.inner, play.info["inner"], Feedback("full", loss=loss), rng)
         return BanditState(inner, state.K, state.gamma)
 
@@ -166,8 +171,8 @@ class Exp3Auer(BanditSimplex):
     def _inner(self, ctx):
         return FTRL(regularizer="entropy", eta=self._exploration(ctx) / ctx.d, domain="simplex")
 
-    def _estimate(self, p, arm, value):  # −x̂: the reward estimate fed as a loss
-        return -importance_weighted(p, arm, 1.0 - value)
+    def _estimate(self, p, arm, value, onehot=None):  # −x̂: the reward estimate fed as a loss
+        return -importance_weighted(p, arm, 1.0 - value, onehot)
 
     def bounds(self, ctx) -> list:
         K, g = ctx.d, self.resolved_params(ctx)["gamma"]
