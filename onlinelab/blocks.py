@@ -131,25 +131,50 @@ class BlockFeed:
 
     def next(self, t: int):
         """Round t's loss, emitting (and validating, counting, comparing) a new block when the last one is spent."""
-        pending, env = self.pending, self.env
+        pending = self.pending
         block = pending["block"]
         if block is None or pending["pos"] >= block.n:
-            n = min(int(env.block_rounds), int(self.ckpts[np.searchsorted(self.ckpts, t)]) - t + 1)
-            block = env.emit_block(t, n) if n > 1 else None
-            if block is None:  # declined (or a one-round block): the ordinary round
-                pending.update(block=None, pos=0)
-                loss = env.emit(t, None)
-                loss.validate(self._where(t), self.R, env.d, env.loss_bound, env.psd)
-                self.tracker.add(loss)
-                return loss
-            if block.n != n:
-                raise ProtocolError(f"environment {self.env_label!r}: emit_block({t}, {n}) returned {block.n} rounds; "
-                                    f"return exactly n = {n}")
-            block.validate(lambda i: self._where(t + i), self.R, env.d, env.loss_bound, env.psd)
-            self.tracker.add_block(block)
+            block = self._fresh(t)
             pending.update(block=block, pos=0)
+            if block is None:  # declined (or a one-round block): the ordinary round
+                return self._single(t)
         pending["pos"] += 1
         return block.rounds[pending["pos"] - 1]
+
+    def next_block(self, t: int):
+        """``(block, None)``: a fresh block from round t, taken whole; or ``(None, loss)``: round t alone
+        (the environment declined, or a run resumed mid-block finishes that block round by round)."""
+        pending = self.pending
+        block = pending["block"]
+        if block is not None and pending["pos"] < block.n:
+            return None, self.next(t)
+        block = self._fresh(t)
+        if block is None:
+            pending.update(block=None, pos=0)
+            return None, self._single(t)
+        pending.update(block=block, pos=block.n)
+        return block, None
+
+    def _fresh(self, t: int):
+        """The checked and counted block of rounds t, … (up to the next checkpoint), or None when declined."""
+        env = self.env
+        n = min(int(env.block_rounds), int(self.ckpts[np.searchsorted(self.ckpts, t)]) - t + 1)
+        block = env.emit_block(t, n) if n > 1 else None
+        if block is None:
+            return None
+        if block.n != n:
+            raise ProtocolError(f"environment {self.env_label!r}: emit_block({t}, {n}) returned {block.n} rounds; "
+                                f"return exactly n = {n}")
+        block.validate(lambda i: self._where(t + i), self.R, env.d, env.loss_bound, env.psd)
+        self.tracker.add_block(block)
+        return block
+
+    def _single(self, t: int):
+        env = self.env
+        loss = env.emit(t, None)
+        loss.validate(self._where(t), self.R, env.d, env.loss_bound, env.psd)
+        self.tracker.add(loss)
+        return loss
 
     def _where(self, t: int) -> str:
         return f"environment {self.env_label!r}, round {t}"

@@ -204,7 +204,7 @@ def check_learner(learner, env=None, *, T: int = 30, replicates: int = 2, seed: 
 
 
 def _check_state_untouched(learner, env, T, R, seed) -> None:
-    from .simulator import feedback_for
+    from .slot import feedback_for
     ctx = Context(d=env.d, T=T, replicates=R, loss_bound=env.loss_bound, psd=env.psd, adaptive=env.adaptive,
                   domain=getattr(env, "domain", "spectraplex"))
     rng = BatchRNG.from_seed(seed, "learner", "check", R)

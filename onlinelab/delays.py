@@ -4,7 +4,7 @@ The delay machinery is a set of simpy events on the simulator's one loop (round 
 simulated time t − 1): after a learner plays round t, its feedback is *posted* as a
 ``timeout(d_t)`` event, which fires in the time step of round t + d_t and puts the feedback
 in the learner's inbox.  The round body yields one zero-length event after all learners
-have played; when it fires, each learner updates on its inbox (``_Slot.deliver``) — several
+have played; when it fires, each learner updates on its inbox (``Slot.deliver``) — several
 at once when they are due together, in arrival order (ties: the earlier round first) — so
 feedback due at the end of round t is used from round t + 1 on and is in the round-t checkpoint.  ``delay = 0`` therefore
 gives the ordinary protocol, bit for bit.  Feedback due after T is never delivered, but the

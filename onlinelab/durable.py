@@ -107,8 +107,9 @@ class Durable:
         storage._write_atomic(stem.with_suffix(".json"), lambda p: p.write_text(doc))
         self.done[env_label] = result
 
-    def after_round(self, t: int, env_label: str, state) -> None:
-        self.rounds_since += 1
+    def after_round(self, t: int, env_label: str, state, rounds: int = 1) -> None:
+        """Round t (the last of ``rounds`` played together, e.g. a block) finished: checkpoint when due, stop when asked."""
+        self.rounds_since += rounds
         self.last_round = (env_label, t)
         due = (self.every_rounds is not None and self.rounds_since >= self.every_rounds) or (
             self.every_seconds is not None and time.monotonic() - self.last >= self.every_seconds)
@@ -132,7 +133,7 @@ class Durable:
 
     @contextlib.contextmanager
     def signals(self):
-        """SIGINT/SIGTERM ask the loop to stop after the current round (a second one stops at once)."""
+        """SIGINT/SIGTERM ask the loop to stop after the current round or block of rounds (a second one stops at once)."""
         def handler(signum, frame):
             if self.stop_signal is not None:  # asked twice: stop now
                 signal.signal(signum, signal.SIG_DFL)

@@ -19,7 +19,6 @@ BLAS runs single-threaded inside the loop (threadpoolctl); parallelism belongs t
 from __future__ import annotations
 
 import time
-from collections import deque
 
 import numpy as np
 import simpy
@@ -28,14 +27,15 @@ from threadpoolctl import threadpool_limits
 from . import validation as v
 from .base import Environment, Learner
 from .compat import check_pairings
-from .errors import ConfigError, OnlinelabError, ProtocolError, SimulationError
+from .errors import ConfigError, OnlinelabError, SimulationError
 from .blocks import BlockFeed, blocks_match_emit
-from .metrics import COMPARATORS, LossTracker, Recorder
+from .metrics import COMPARATORS, LossTracker
 from .progress import Progress
-from .protocol import Context, Feedback, HistoryView, frozen, frozen_mixed, history_window
+from .protocol import Context
 from .registry import make_environment
 from .result import Result, build_result
 from .rng import BatchRNG
+from .slot import Slot, feedback_for  # noqa: F401  (feedback_for: the shared feedback rule, re-exported)
 
 
 def label_of(obj) -> str:
@@ -111,102 +111,6 @@ def _environments(environment) -> list[Environment]:
     return out
 
 
-def feedback_for(kind: str, loss, play):
-    """What a learner of feedback ``kind`` is told about ``loss`` after ``play``, and the round's expected and
-    realised losses: bandit learners get only the realised scalar, first-order ones a gradient at the play.
-
-    Parameters
-    ----------
-    kind : {"full", "bandit", "first_order"}
-        The learner's declared feedback kind.
-    loss : MatrixLoss or vector loss
-        The round's loss.
-    play : Play
-        The learner's play this round.
-    """
-    expected = loss.mixed_value(play.mixed)
-    realized = expected if play.action is None else loss.action_value(play.action)
-    if kind == "bandit":
-        return Feedback("bandit", value=realized), expected, realized
-    if kind == "first_order":
-        return Feedback("first_order", gradient=loss.gradient(play.mixed), value=expected), expected, realized
-    return Feedback("full", loss=loss), expected, realized
-
-
-class _Slot:
-    """One learner facing one environment instance: its state, streams, history and recorder."""
-
-    def __init__(self, label, learner, env, env_label, ctx, seed, tracker):
-        self.label, self.learner, self.env, self.env_label = label, learner, env, env_label
-        self.rng = BatchRNG.from_seed(seed, "learner", label, ctx.replicates)
-        self.state = learner.init(ctx, self.rng)
-        self.tracker = tracker
-        self.recorder = Recorder(ctx.replicates)
-        self.kind = learner.feedback
-        self.prescient = bool(getattr(learner, "prescient", False))
-        self.window = history_window(env, env_label)
-        self.actions, self.losses = deque(maxlen=self.window), deque(maxlen=self.window)
-        self.runtime = 0.0
-        self.channel = None  # set by onlinelab.delays when feedback is delayed: it posts, then delivers later
-
-    def step(self, t, shared_loss, validate):
-        t0 = time.perf_counter()
-        if self.prescient:  # a "+" learner sees this round's loss first (theory §3.1)
-            if shared_loss is None:
-                raise ProtocolError(f"learner {self.label!r} is prescient (it sees the loss before playing), which an "
-                                    f"adaptive environment ({self.env_label!r}) cannot allow; use an oblivious one")
-            play = self.learner.act(self.state, self.rng, loss=shared_loss)
-        else:
-            play = self.learner.act(self.state, self.rng)
-        t1 = time.perf_counter()
-        loss = shared_loss
-        if loss is None:  # adaptive: this learner's own environment sees the history, not the action
-            loss = self._emit_adaptive(t, play)
-            validate(loss, t)
-            self.tracker.add(loss)
-        feedback, expected, realized = feedback_for(self.kind, loss, play)
-        if self.channel is None:   # deliver(), inline: this is the per-round path
-            t2 = time.perf_counter()
-            self.state = self.learner.update(self.state, play, feedback, self.rng)
-            self.runtime += t1 - t0 + time.perf_counter() - t2
-        else:
-            self.runtime += t1 - t0  # delayed feedback: a simpy event delivers it d_t rounds later (onlinelab.delays)
-            self.channel.post(self, t, play, feedback)
-        if shared_loss is None:
-            if play.action is not None:
-                self.actions.append(frozen(play.action))
-            self.losses.append(loss)
-        self.recorder.add(expected, realized)
-
-    def _emit_adaptive(self, t, play):
-        try:
-            return self.env.emit(t, HistoryView(t, frozen_mixed(play.mixed), self.actions, self.losses))
-        except IndexError as exc:  # most likely reaching past the kept window: say so, and how to keep more
-            if self.window is None or t - 1 <= self.window:
-                raise
-            raise ProtocolError(f"environment {self.env_label!r} raised IndexError ({exc}) in round {t}; its history "
-                                f"keeps only the last {self.window} rounds (history_window = {self.window}); set "
-                                "history_window = None on the class to keep every round (memory then grows with T) "
-                                "or a larger window, or keep a running summary on self") from exc
-
-    def deliver(self, play, feedback):
-        """The learner updates on one round's feedback (now, or when a delayed feedback event fires)."""
-        t2 = time.perf_counter()
-        self.state = self.learner.update(self.state, play, feedback, self.rng)
-        self.runtime += time.perf_counter() - t2
-
-    def bounds(self, ctx) -> list:
-        bounds = self.learner.bounds(ctx)
-        return bounds if self.channel is None else self.channel.bounds(self, ctx, bounds)
-
-    def checkpoint(self, t):
-        extra = dict(self.learner.diagnostics(self.state))
-        extra.update(self.env.checkpoint_metrics(self.learner, self.state))
-        if self.channel is not None:
-            extra.update(self.channel.metrics(self, t))
-        self.recorder.checkpoint(t, self.tracker, self.runtime, extra)
-
-
 def _run_one(env, env_label, learners, T, R, seed, ckpts, progress, durable=None, delay=None, arrivals=None,
              comparator="exact") -> Result:
     ctx = Context(d=env.d, T=T, replicates=R, loss_bound=env.loss_bound, psd=env.psd, adaptive=env.adaptive,
@@ -233,9 +137,9 @@ def _run_one(env, env_label, learners, T, R, seed, ckpts, progress, durable=None
     for label, lrn in learners.items():
         if env.adaptive:
             own = fresh_env()
-            slots.append(_Slot(label, lrn, own, env_label, ctx, seed, tracker(own)))
+            slots.append(Slot(label, lrn, own, env_label, ctx, seed, tracker(own)))
         else:
-            slots.append(_Slot(label, lrn, shared, env_label, ctx, seed, shared_tracker))
+            slots.append(Slot(label, lrn, shared, env_label, ctx, seed, shared_tracker))
     timing = {"body_s": 0.0, "env_s": 0.0, "metrics_s": 0.0}
     first, back = 1, None
     if durable is not None:  # resuming: the whole loop state comes back from a checkpoint (onlinelab.checkpoint)
@@ -252,10 +156,13 @@ def _run_one(env, env_label, learners, T, R, seed, ckpts, progress, durable=None
     feed = BlockFeed(shared, shared_tracker, pending, ckpts, env_label, R) if blocks else None
 
     def rounds(sim):
-        for t in range(first, T + 1):
+        t = first
+        while t <= T:
             b0 = time.perf_counter()
-            loss = None
-            if feed is not None:
+            loss = block = None
+            if feed is not None and clock is None:  # a fresh block is played whole (onlinelab.slot)
+                block, loss = feed.next_block(t)
+            elif feed is not None:
                 loss = feed.next(t)
             elif shared is not None:
                 loss = shared.emit(t, None)
@@ -263,7 +170,11 @@ def _run_one(env, env_label, learners, T, R, seed, ckpts, progress, durable=None
                 shared_tracker.add(loss)
             timing["env_s"] += time.perf_counter() - b0
             for slot in slots:
-                slot.step(t, loss, validate)
+                if block is None:
+                    slot.step(t, loss, validate)
+                else:
+                    slot.step_block(t, block, validate)
+            start, t = t, t if block is None else t + block.n - 1   # t: the last round played
             if clock is not None:  # the feedback events due at the end of round t fire, in arrival order
                 yield clock.round_end(t)
             if t in ck:
@@ -274,13 +185,15 @@ def _run_one(env, env_label, learners, T, R, seed, ckpts, progress, durable=None
                     slot.checkpoint(t)
                 timing["metrics_s"] += time.perf_counter() - m0
             if progress is not None:
-                progress.advance()
+                progress.advance(t - start + 1)
             timing["body_s"] += time.perf_counter() - b0
             if durable is not None:  # a checkpoint of everything above when due; raises when asked to stop
                 durable.after_round(t, env_label, lambda: {"t": t, "slots": slots, "shared": shared,
                                                            "shared_tracker": shared_tracker, "timing": timing,
-                                                           "pending": pending})
-            yield sim.timeout(1)
+                                                           "pending": pending}, t - start + 1)
+            for _ in range(t - start + 1):   # one simpy event per round, a block's rounds included
+                yield sim.timeout(1)
+            t += 1
 
     if arrivals is None:
         sim.process(rounds(sim))

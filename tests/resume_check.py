@@ -14,10 +14,10 @@ def assert_resume_is_bit_identical(cfg_dict: dict, stop: int, tmp_path) -> None:
                         checkpoints=cfg.checkpoints, comparator=cfg.comparator)
 
     class StopAt(D.Durable):
-        def after_round(self, t, env_label, state):
-            if t == stop:
-                self.stop_signal = 15  # as the SIGTERM handler does
-            super().after_round(t, env_label, state)
+        def after_round(self, t, env_label, state, rounds=1):
+            if t >= stop:
+                self.stop_signal = 15  # as the SIGTERM handler does (a block may end past round `stop`)
+            super().after_round(t, env_label, state, rounds)
     resolved = C.resolved(cfg)
     durable = StopAt(tmp_path / "run", every_rounds=None, every_seconds=None)
     D.claim(tmp_path / "run", resolved, cfg, durable)

@@ -15,6 +15,8 @@ from onlinelab.environments.arms import AdversarialArms, BernoulliArms
 from onlinelab.environments.spiked import SpikedCovariance
 from onlinelab.environments.streams import SpikedStream
 from onlinelab.errors import LossError, ProtocolError
+from onlinelab.protocol import Feedback
+from onlinelab.rng import BatchRNG
 
 
 class BernoulliPerRound(BernoulliArms):
@@ -102,3 +104,42 @@ def test_a_subclass_overriding_only_emit_plays_round_by_round():
             return ol.FactoredLoss(np.full((self.replicates, self.d), 1.0 / np.sqrt(self.d)), coef=-1.0)
     res = ol.simulate(Shifted(d=4), [ol.make_learner("meg")], T=70, replicates=2, checkpoints=[70])
     np.testing.assert_allclose(res.final("comparator_loss").to_numpy(), -70.0)   # every loss is −x xᵀ, ‖x‖ = 1
+
+
+@pytest.mark.parametrize("regularizer, weights", [("entropy", "constant"), ("euclidean", "linear"),
+                                                  ("entropy", [0.5, 2.0, 1.0, 3.0] * 20), ("log-barrier", 2.0)])
+@pytest.mark.parametrize("played", [0, 3])
+def test_ftrl_plays_a_block_as_it_plays_its_rounds(regularizer, weights, played):
+    """FTRL.play_block's plays and state are bit-identical to act/update called round by round (the reference)."""
+    R, d, n = 3, 5, 9
+    env = AdversarialArms(d=d, block=2)
+    env.reset(BatchRNG.from_seed(4, "environment", "arms", R), 40)
+    ctx = ol.Context(d=d, T=40, replicates=R, domain="simplex")
+    learner = ol.make_learner("ftrl", regularizer=regularizer, eta=0.3, weights=weights)
+    state = learner.init(ctx, None)
+    for t in range(1, played + 1):                             # some rounds first: the running sum is not empty
+        state = learner.update(state, learner.act(state, None), Feedback("full", loss=env.emit(t, None)), None)
+    block = env.emit_block(played + 1, n)
+    ref, plays = state, []
+    for loss in block.rounds:
+        play = learner.act(ref, None)
+        plays.append(play.mixed)
+        ref = learner.update(ref, play, Feedback("full", loss=loss), None)
+    got, stacked = learner.play_block(state, block)
+    np.testing.assert_array_equal(stacked, np.concatenate(plays))
+    for name in ("z", "acc", "prev"):
+        np.testing.assert_array_equal(getattr(got, name), getattr(ref, name))
+    assert got.t == ref.t == played + n
+
+
+def test_a_learner_without_play_block_and_a_delayed_one_play_blocks_round_by_round():
+    """Hedge beside OMD (no play_block) and with a delay (feedback must wait): every metric the learners
+    produce equals the round-by-round run's."""
+    learners = {"hedge": ol.make_learner("ftrl", regularizer="entropy", eta=0.2),
+                "omd": ol.make_learner("omd", regularizer="entropy", gamma=0.2)}
+    for delay in (None, 2):
+        runs = [ol.simulate(cls(d=4, block=5), learners, T=120, replicates=2, seed=1, checkpoints=6, delay=delay)
+                for cls in (AdversarialArms, AdversarialPerRound)]
+        a, b = (timeless(r) for r in runs)
+        plain = ~(a.metric.isin(SUMS) | a.metric.str.startswith("bound:"))
+        np.testing.assert_array_equal(a.value[plain], b.value[plain])

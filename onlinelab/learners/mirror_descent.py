@@ -118,6 +118,33 @@ class FTRL(_Mirror):
             return Play(state.z)
         return Play(mirror_solve(self._mirror, -state.scale * state.acc, state.dom))
 
+    def play_block(self, state, block):
+        """All of a block's rounds at once for linear losses on a vector domain (onlinelab.slot), else None.
+
+        The losses of an oblivious block are known in advance and a linear loss's gradient does not
+        depend on the play, so the dual points −η Σ_{s<t} α_s g_s of every round are one running sum
+        (sequential, as round by round) and the plays one row-wise ``mirror_solve``: the same numbers
+        as n calls of :meth:`act` and :meth:`update`.  Returns ``(state, plays)``, plays stacked like
+        the block's losses, (n·R, d).
+        """
+        G = getattr(block.stacked, "G", None)
+        if not getattr(block.stacked, "is_linear", False) or G is None or state.dom.spectral:
+            return None
+        n = block.n
+        g = G.reshape(n, -1, G.shape[-1])                       # (n, R, d): round i's gradient
+        a = np.array([self.alpha(state.t + 1 + i) for i in range(n)])
+        if np.any(a != 1.0):
+            g = a[:, None, None] * g
+        acc = np.add.accumulate(g if state.acc is None else np.concatenate([state.acc[None], g]), axis=0)
+        if state.acc is not None:
+            acc = acc[1:]                                       # acc[i] = Σ up to round i, as update() keeps it
+        before = acc[:-1].reshape(-1, G.shape[-1])              # the dual point of rounds 2 … n of the block
+        later = mirror_solve(self._mirror, -state.scale * before, state.dom)
+        first = state.z if state.acc is None else mirror_solve(self._mirror, -state.scale * state.acc, state.dom)
+        plays = np.concatenate([first, later])
+        raw = G.reshape(g.shape)[-1]                            # the last round's gradient, unweighted (the hint)
+        return OCOState(plays[-first.shape[0]:], acc[-1].copy(), raw, state.t + n, state.scale, state.dom), plays
+
 
 @register_learner("optimistic-ftrl")
 class OptimisticFTRL(_Mirror):
