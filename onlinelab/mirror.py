@@ -126,7 +126,7 @@ class EntropyMap(MirrorMap):
 
     def solve(self, theta, domain):
         if domain.kind == "simplex":
-            return softmax(np.asarray(theta, dtype=float))
+            return softmax(theta if type(theta) is np.ndarray else np.asarray(theta, dtype=float))
         return np.exp(capped_log_softmax(theta, domain.cap, domain.total))
 
     def grad(self, x, domain):

@@ -171,8 +171,8 @@ class Exp3Auer(BanditSimplex):
     def _inner(self, ctx):
         return FTRL(regularizer="entropy", eta=self._exploration(ctx) / ctx.d, domain="simplex")
 
-    def _estimate(self, p, arm, value, onehot=None):  # −x̂: the reward estimate fed as a loss
-        return -importance_weighted(p, arm, 1.0 - value, onehot)
+    def _estimate(self, p, arm, value, onehot=None):  # −x̂ = (ℓ − 1)·1{arm}/p: the reward estimate fed as a loss
+        return importance_weighted(p, arm, value - 1.0, onehot)
 
     def bounds(self, ctx) -> list:
         K, g = ctx.d, self.resolved_params(ctx)["gamma"]
