@@ -19,8 +19,8 @@ Every array carries the replicate axis first (length R).  See the protocol, docs
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -92,9 +92,16 @@ class EigenPlay:
         return np.take_along_axis(self.U, idx[:, None, None], axis=2)[:, :, 0]
 
 
-@dataclass(frozen=True)
-class Play:
+class _PlayFields(NamedTuple):
+    mixed: Any
+    action: np.ndarray | None
+    info: dict
+
+
+class Play(_PlayFields):
     """A learner's move for all replicates: ``mixed`` strategy, sampled ``action`` (or None), private ``info``.
+
+    Immutable (a named tuple: cheap to build, and built every round).
 
     Parameters
     ----------
@@ -106,14 +113,26 @@ class Play:
         Private data the learner passes from ``act`` to ``update``.
     """
 
-    mixed: Any
-    action: np.ndarray | None = None
-    info: dict = field(default_factory=dict)
+    __slots__ = ()
+
+    def __new__(cls, mixed, action=None, info=None):
+        return tuple.__new__(cls, (mixed, action, {} if info is None else info))
+
+    def __init__(self, mixed, action=None, info=None):  # the signature, for inspect and the docs; __new__ builds
+        pass
 
 
-@dataclass(frozen=True)
-class Feedback:
+class _FeedbackFields(NamedTuple):
+    kind: str
+    loss: Any
+    value: np.ndarray | None
+    gradient: np.ndarray | None
+
+
+class Feedback(_FeedbackFields):
     """What the learner is told after the round: ``kind`` is "full", "bandit" or "first_order".
+
+    Immutable (a named tuple: cheap to build, and built every round).
 
     Parameters
     ----------
@@ -127,14 +146,15 @@ class Feedback:
         A (sub)gradient at the play (first-order feedback).
     """
 
-    kind: str
-    loss: Any = None
-    value: np.ndarray | None = None
-    gradient: np.ndarray | None = None
+    __slots__ = ()
 
-    def __post_init__(self):
-        if self.kind == "bandit" and self.loss is not None:
+    def __new__(cls, kind, loss=None, value=None, gradient=None):
+        if kind == "bandit" and loss is not None:
             raise ProtocolError("bandit feedback carries only the scalar loss of the action; got the whole loss")
+        return tuple.__new__(cls, (kind, loss, value, gradient))
+
+    def __init__(self, kind, loss=None, value=None, gradient=None):  # the signature (inspect, docs); __new__ builds
+        pass
 
 
 class HistoryView:
