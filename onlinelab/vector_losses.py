@@ -155,7 +155,9 @@ class LinearLoss(VectorLoss):
         self._check_bound(where, bound, self._absmax if simplex else np.linalg.norm(self.G, axis=1))
 
     def mixed_value(self, mixed):
-        return _dot(self.G, np.asarray(mixed))
+        return np.vecdot(self.G, mixed)     # ⟨g_r, x_r⟩ per replicate (called every round: no wrappers)
+
+    action_value = mixed_value
 
     def gradient(self, mixed=None):
         return self.G
