@@ -32,6 +32,8 @@ class LossTracker:
     loss evaluation a round), ``"none"`` nothing — no regret, no statistics, no bounds; only losses are recorded.
     """
 
+    statistics = True   # sum the loss statistics (class default also for trackers restored from older checkpoints)
+
     def __init__(self, replicates: int, d: int, comparator: str = "exact", population=None):
         self.R, self.d = replicates, d
         self.mode, self.population = comparator, population
@@ -42,6 +44,7 @@ class LossTracker:
         self._cached_t = None
         self._cached = None
         self.rounds = 0
+        self.statistics = True   # the simulator turns it off when no bound in the run reads the statistics
 
     def add(self, loss) -> None:
         self.rounds += 1
@@ -53,6 +56,8 @@ class LossTracker:
             if self._comparator is None:
                 self._comparator = loss.comparator(self.R, self.d)
             self._comparator.add(loss)
+        if not self.statistics:
+            return
         sums = self.sums
         for key, val in loss.statistics().items():
             if key in sums:
@@ -78,6 +83,8 @@ class LossTracker:
             else:
                 for loss in block.rounds:
                     self._comparator.add(loss)
+        if not self.statistics:
+            return
         sums = self.sums
         for key, val in block.statistics(self.R).items():
             if key in sums:

@@ -152,6 +152,9 @@ def _run_one(env, env_label, learners, T, R, seed, ckpts, progress, durable=None
     ck = set(int(c) for c in ckpts)
     sim = simpy.Environment()
     clock = None if delay is None else delay.attach(sim, slots, seed, env_label, T)  # onlinelab.delays
+    if back is None and not any(slot.bounds(ctx) for slot in slots):
+        for tr in trackers:   # no bound reads the loss statistics (‖L‖², …): the trackers need not sum them
+            tr.statistics = False
     blocks = shared is not None and blocks_match_emit(type(shared))
     feed = BlockFeed(shared, shared_tracker, pending, ckpts, env_label, R) if blocks else None
 

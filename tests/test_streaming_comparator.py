@@ -131,3 +131,23 @@ def test_resume_is_bit_identical_with_the_warm_started_comparator(tmp_path):
                 "environments": [{"name": "spiked-stream", "d": 130, "k": 2, "block": 7}],
                 "learners": [{"name": "oja", "k": 2, "qr": "block"}]}
     assert_resume_is_bit_identical(cfg_dict, 11, tmp_path)
+
+
+def test_statistics_are_summed_only_when_a_bound_reads_them(monkeypatch):
+    """Oja declares no bound, so a run of Oja alone never asks a loss for its statistics (‖L‖_F² needs a b × b
+    Gram per round); beside MEG, which declares bounds, the statistics are summed and MEG's bound curves are
+    the same as in a run of MEG alone."""
+    from onlinelab.streaming_losses import SampleLoss
+    env = ol.make_environment("spiked-stream", d=12, k=2, block=70)
+    calls = []
+    original = SampleLoss.statistics
+    monkeypatch.setattr(SampleLoss, "statistics", lambda self: calls.append(1) or original(self))
+    ol.simulate(env, [ol.make_learner("oja", k=2, qr="block")], T=30, replicates=2, seed=3)
+    assert calls == []
+    both = ol.simulate(env, {"oja": ol.make_learner("oja", k=2, qr="block"), "meg": ol.make_learner("meg")},
+                       T=30, replicates=2, seed=3)
+    alone = ol.simulate(env, {"meg": ol.make_learner("meg")}, T=30, replicates=2, seed=3)
+    assert calls
+    pick = lambda r: r.metrics.query("learner == 'meg' and metric.str.startswith('bound:')").value.to_numpy()  # noqa: E731
+    assert pick(alone).size
+    np.testing.assert_array_equal(pick(both), pick(alone))
