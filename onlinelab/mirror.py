@@ -215,6 +215,27 @@ def mirror_grad(mirror: MirrorMap, x, domain):
     return mirror.grad(x, domain)
 
 
+def mirror_step(mirror: MirrorMap, x, delta, domain):
+    """The greedy OMD step solve(∇φ(x) + δ) (theory §3.2); for the Euclidean map on a vector domain it is
+    the projection Π_K(x + δ) itself (solve(θ) = Π_K(c + θ), ∇φ(x) = x − c), without subtracting and
+    adding back the centre c (two fewer passes and roundings: projected gradient descent, theory §5.6).
+
+    Parameters
+    ----------
+    mirror : MirrorMap
+        The regulariser (see :func:`get_mirror`).
+    x : array-like or EigenPlay
+        The current point.
+    delta : array-like
+        The step in the dual, e.g. −γ α_t g_t.
+    domain : Domain or SpectralDomain
+        The decision set.
+    """
+    if isinstance(mirror, EuclideanMap) and not domain.spectral:
+        return domain.project(np.asarray(x, dtype=float) + delta)
+    return mirror_solve(mirror, mirror_grad(mirror, x, domain) + delta, domain)
+
+
 def mirror_range(mirror: MirrorMap, domain) -> float:
     """max φ − min φ over ``domain`` (over its eigenvalue set for a spectral domain): FTRL's range term.
 

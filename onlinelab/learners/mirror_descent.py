@@ -1,7 +1,9 @@
 """FTRL, FTRL+, OMD (linearised), OMD+ and optimistic FTRL over any domain and mirror map (theory §3.2, docs/theory/03-oco-fenchel.md).
 
 One code path for vectors and matrices: every step is :func:`~onlinelab.mirror.mirror_solve`
-(argmin −⟨θ, z⟩ + φ(z) over K) of a dual point, and spectral domains solve on eigenvalues.
+(argmin −⟨θ, z⟩ + φ(z) over K) of a dual point, and spectral domains solve on eigenvalues; greedy
+steps go through :func:`~onlinelab.mirror.mirror_step`, which for the Euclidean map on a vector
+domain is the projection Π_K(z − γα_t g_t) itself.
 
 * ``ftrl``   z_t = solve(−η Σ_{s<t} α_s g_s)          (lazy; entropy on the simplex = Hedge,
   on the spectraplex = MEG; Euclidean on the spectraplex = Frobenius FTRL, lazy PGD)
@@ -25,7 +27,7 @@ import numpy as np
 
 from .. import validation as v
 from ..errors import DomainError
-from ..mirror import get_mirror, mirror_beta, mirror_grad, mirror_range, mirror_solve
+from ..mirror import get_mirror, mirror_beta, mirror_range, mirror_solve, mirror_step
 from ..oco_bounds import ftrl_bound, prescient_bound
 from ..protocol import Play
 from ..registry import register_learner
@@ -225,7 +227,7 @@ class _OMDBase(_Mirror):
         return state._replace(z=self.start_point(ctx, state.dom, self.z0))
 
     def _mirror_step(self, state, z, g):
-        return mirror_solve(self._mirror, mirror_grad(self._mirror, z, state.dom) - state.scale * g, state.dom)
+        return mirror_step(self._mirror, z, -state.scale * g, state.dom)
 
     def bounds_assumptions(self) -> dict:
         return {**super().bounds_assumptions(), "z₀ = the domain's centre (argmin φ)": self.z0 is None}
