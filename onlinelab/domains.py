@@ -155,7 +155,8 @@ class Simplex(Domain):
 
     def project(self, y):
         y = np.asarray(y, dtype=float)
-        return np.maximum(y - simplex_threshold(y), 0.0)
+        p = y - simplex_threshold(y)
+        return np.maximum(p, 0.0, out=p)
 
     def lmo(self, g):
         return _vertex(g, np.argmin(g, axis=-1))
