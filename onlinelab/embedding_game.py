@@ -38,7 +38,8 @@ from .embedding_dual import UnitPairs, check_k, gram_top_k, pick_solver, top_k, 
 from .embedding_result import EmbeddingResult
 from .errors import BoundViolationWarning
 from .game import _Player, run_rounds
-from .game_result import game_frame
+from .game_result import game_arrays
+from .result import _frame
 from .learners.mirror_descent import OMD
 from .protocol import Context, Play
 from .simulator import _checkpoints
@@ -110,6 +111,12 @@ class TopKResponse(Learner):
         return TopKState(play.info["warm"], state.t + 1)
 
 
+def _average_projector(Vs) -> np.ndarray:
+    """P̄ = (1/T) Σ_s V_s V_sᵀ as one product W Wᵀ/T, W = [V_1 … V_T] (d × Tk)."""
+    W = np.hstack(Vs)
+    return (W @ W.T) / len(Vs)
+
+
 def play_embedding_game(X: np.ndarray, k: int, *, T: int = 120, eta: float, solver: str = "auto",
                         checkpoints=None, tol: float = 1e-9, label: str | None = None) -> EmbeddingResult:
     """Play the dual embedding game on unit rows ``X`` for ``T`` rounds; see the module docstring.
@@ -146,7 +153,7 @@ def play_embedding_game(X: np.ndarray, k: int, *, T: int = 120, eta: float, solv
     players = {"lambda": _Player("lambda", lam_player, Context(d=n, T=T, replicates=1, domain="simplex"), 0),
                "P": _Player("P", p_player, Context(d=d, T=T, replicates=1, domain=f"fantope:{k}"), 0)}
     simplex = Simplex(n)
-    s = {"lam": np.zeros(n), "c": np.zeros(n), "P": np.zeros((d, d)), "M": np.zeros((d, d)), "payoff": 0.0, "g_best": -np.inf,
+    s = {"lam": np.zeros(n), "c": np.zeros(n), "V": [], "M": np.zeros((d, d)), "payoff": 0.0, "g_best": -np.inf,
          "eps_best": np.inf, "V_best": None, "lam_best": None, "warm_avg": None, "V_avg": None, "cur": None}
     rows: dict[str, list] = {}
     breaches: list[dict] = []
@@ -161,7 +168,7 @@ def play_embedding_game(X: np.ndarray, k: int, *, T: int = 120, eta: float, solv
         c = info["captured"]
         s["lam"] += lam
         s["c"] += c
-        s["P"] += V @ V.T
+        s["V"].append(V)                                    # P̄ = (1/T) Σ V_s V_sᵀ, formed once at the end
         if info["gram"] is not None:
             s["M"] += info["gram"]                          # Σ M(λ_s): M is linear in λ, so M(λ̄_t) = this / t
         s["payoff"] += 1.0 - float(c @ lam)                 # Φ(λ_t, P_t) = g(λ_t) for an exact best response
@@ -212,10 +219,11 @@ def play_embedding_game(X: np.ndarray, k: int, *, T: int = 120, eta: float, solv
             "timings": {env: {"wall_s": wall, "learner_s": {label: runtime["lambda"] + runtime["P"]}}},
             "environments": {env: {"name": "embedding-dual", "d": d, "adaptive": False}},
             "learners": {label: {"name": label, "params": {}}}}
-    result = EmbeddingResult(game_frame(label, env, ckpts, rows, bounds), meta, bounds)
+    arrays = game_arrays(ckpts, rows, bounds)
+    result = EmbeddingResult(_frame(label, env, *arrays), meta, bounds, arrays=arrays)
     T_bar = s["lam"] / T
     result.solution = {"V_best": s["V_best"], "lambda_best": s["lam_best"], "V_average": s["V_avg"],
-                       "lambda_average": T_bar, "projector": s["P"] / T,
+                       "lambda_average": T_bar, "projector": _average_projector(s["V"]),
                        "V": s["V_best"] if use_best else s["V_avg"],
                        "lambda": s["lam_best"] if use_best else T_bar}
     for b in breaches:

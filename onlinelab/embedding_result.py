@@ -51,12 +51,18 @@ class EmbeddingResult(GameResult):
         Run metadata (``meta["game"]`` describes the embedding game).
     bounds : sequence of Bound, default ()
         The rate curves drawn and checked against ``regret``.
+    arrays : tuple or None, default None
+        ``(t, metric → (C, 1) array)`` the metrics were built from (:func:`~onlinelab.game_result.game_arrays`):
+        the history is then read from them instead of pivoting the table.
     """
 
     SUMMARY_COLUMNS = SUMMARY_COLUMNS
 
-    def __init__(self, metrics, meta, bounds=()):
+    def __init__(self, metrics, meta, bounds=(), arrays=None):
         self.solution: dict = {}
+        if arrays is not None:                  # the pivot of the table, without pivoting: columns sorted by name
+            t, cols = arrays
+            self._history = pd.DataFrame({"t": t, **{m: cols[m][:, 0] for m in sorted(cols)}})
         super().__init__(metrics, meta, bounds)
 
     def summary_text(self, markdown: bool = False) -> str:

@@ -33,14 +33,20 @@ SUMMARY_COLUMNS = [
     Column("ratio", "ratio to bound", fmt=".3f", na=NO_RATE), Column("breaches", fmt="d")]
 
 
-def game_frame(label, env, ckpts, rows, bounds) -> pd.DataFrame:
+def game_arrays(ckpts, rows, bounds) -> tuple[np.ndarray, dict]:
+    """The logged checkpoints t and metric → (C, R) array, the rate curves as ``bound:<name>`` arrays."""
     arrays = {k: np.stack(vals) for k, vals in rows.items()}              # (C, R)
     t = np.asarray(ckpts[: len(next(iter(arrays.values())))])
     R = next(iter(arrays.values())).shape[1]
     stats = LossStats(t, np.zeros((R, len(t))))
     for b in bounds:
         arrays[f"bound:{b.name}"] = np.broadcast_to(np.asarray(b.curve(stats), dtype=float), (R, len(t))).T
-    return _frame(label, env, t, arrays)
+    return t, arrays
+
+
+def game_frame(label, env, ckpts, rows, bounds) -> pd.DataFrame:
+    """The tidy metrics table of a game (see the module docstring) from its logged rows and rate curves."""
+    return _frame(label, env, *game_arrays(ckpts, rows, bounds))
 
 
 def bound_metric(name: str) -> str:

@@ -60,11 +60,12 @@ def test_game_on_points_equals_a_plain_algorithm_1_loop():
     pts = np.random.default_rng(0).standard_normal((14, 6))
     X, k, T = _plain_differences(pts), 2, 60
     eta = paper_eta(X.shape[0], T) * 5
-    lam, lams, eps = np.full(len(X), 1 / len(X)), [], []
+    lam, lams, eps, P = np.full(len(X), 1 / len(X)), [], [], np.zeros((6, 6))
     for _ in range(T):
         w, U = np.linalg.eigh(X.T @ (lam[:, None] * X))
         assert w[-k] - w[-k - 1] > 1e-6
         c = np.sum((X @ U[:, -k:]) ** 2, axis=1)
+        P += U[:, -k:] @ U[:, -k:].T / T
         lams.append(lam)
         eps.append(1 - c.min())
         y = lam - eta * c
@@ -80,3 +81,19 @@ def test_game_on_points_equals_a_plain_algorithm_1_loop():
     lam_bar = np.cumsum(lams, axis=0) / np.arange(1, T + 1)[:, None]
     assert np.abs(h["dual"].to_numpy() - [dual_value(X, lb, k) for lb in lam_bar]).max() <= 1e-12
     assert np.abs(res.solution["lambda_average"] - lam_bar[-1]).max() <= 1e-12
+    assert np.abs(res.solution["projector"] - P).max() <= 1e-12                 # P̄ = (1/T) Σ V_t V_tᵀ
+
+
+def test_history_read_from_the_arrays_equals_the_pivot_of_the_table():
+    """The game hands its arrays to the result; a result rebuilt from the table alone pivots it (theory §5.6)."""
+    import pandas as pd
+    from onlinelab.embedding_result import EmbeddingResult
+
+    from onlinelab.embedding_bounds import centred_bound, ld_bound
+
+    X = unit_differences(np.random.default_rng(3).standard_normal((10, 4)))
+    res = play_embedding_game(X, 2, T=30, eta=0.05, checkpoints=7)
+    meta = {k: val for k, val in res.meta.items() if k != "bounds"}          # the bound checks are redone
+    again = EmbeddingResult(res.metrics, meta, [ld_bound(len(X), 0.05), centred_bound(len(X), 0.05, 30)])
+    pd.testing.assert_frame_equal(res.history(), again.history())
+    assert again.meta["bounds"] == res.meta["bounds"] and len(again.meta["bounds"]) == 2
