@@ -226,6 +226,9 @@ class _OMDBase(_Mirror):
             return state
         return state._replace(z=self.start_point(ctx, state.dom, self.z0))
 
+    def _acc(self, state, g):
+        return None        # greedy steps start from the last iterate: no running sum of gradients to keep
+
     def _mirror_step(self, state, z, g):
         return mirror_step(self._mirror, z, -state.scale * g, state.dom)
 
