@@ -18,7 +18,8 @@ k = 10, T = 120, η = √2/√(nT), one BLAS thread.  Prints, measured in one ru
     r = 10, 20, 30, 46, 64, … images of the digit 5 (n = r(r − 1)/2), stopping at the first that does not
     finish within the limit.
 
-Each time is the best of ``--repeats`` runs, so a busy machine distorts the ratios less.
+Each time is the best of ``--repeats`` runs, taken in turns (fit, floor, steps, fit, …) so that a change
+of load on a shared machine hits all of them alike; the best of several distorts the ratios less.
 
 Usage:  python benchmarks/bench_embedding.py [--repeats 3] [--sdp-limit 60]
 """
@@ -69,14 +70,22 @@ def main():
     eta = float(np.sqrt(2 / (len(X) * T)))
     lams = trajectory(X, k, T, eta)
     print(f"n = {len(X)} pairs, d = {X.shape[1]}, k = {k}, T = {T}, eta = {eta:.5f}")
+    pairs = UnitPairs.from_points(pts)
     for solver, label in (("auto", ""), ("lobpcg", " (lobpcg)")):
-        fit = min(_timed(lambda: NearIsometricEmbedding(k, T=T, solver=solver).fit(pts)) for _ in range(args.repeats))
-        floor = min(floor_time(X, lams, k, "dense" if solver == "auto" else solver) for _ in range(args.repeats))
+        base = "dense" if solver == "auto" else solver
+        runs = {"fit": lambda: _timed(lambda: NearIsometricEmbedding(k, T=T, solver=solver).fit(pts)),
+                "floor": lambda: floor_time(X, lams, k, base)}
+        if solver == "auto":
+            runs["step"] = lambda: floor_time(X, lams, k, base, pairs, eta)
+        times = {name: [] for name in runs}
+        for _ in range(args.repeats):                   # in turns: a change of load hits every timing alike
+            for name, run in runs.items():
+                times[name].append(run())
+        fit, floor = min(times["fit"]), min(times["floor"])
         print(f"fit{label}: {fit:.3f} s, floor (T top-k solves): {floor:.3f} s")
         print(f"ratio to eigensolver floor{label}: {fit / floor:.2f}")
         if solver == "auto":
-            pairs = UnitPairs.from_points(pts)
-            step = min(floor_time(X, lams, k, "dense", pairs, eta) for _ in range(args.repeats))
+            step = min(times["step"])
             print(f"floor with the supergradients and projections (plain Algorithm 1 steps): {step:.3f} s")
             print(f"ratio to plain Algorithm 1 steps: {fit / step:.2f}")
     best = None

@@ -123,6 +123,8 @@ def run_rounds(players: dict, order: tuple, T: int, loss_for, on_plays, after_up
             yield sim.timeout(0.5)                                      # after both updates of round t
             if after_updates is not None:
                 after_updates(t)
+            for role in order:                  # round t is over: let its plays go (memory O(1) in T, not O(T))
+                plays[role][t] = None
             yield sim.timeout(0.5)
 
     sim.process(player(sim, first))

@@ -57,7 +57,7 @@ def newton_threshold(z: np.ndarray) -> float:
     """
     tau = (z.sum() - 1.0) / z.size
     for _ in range(NEWTON_STEPS):
-        keep = np.compress(z > tau, z)
+        keep = z.compress(z > tau)
         if keep.size == z.size:
             return float(tau)
         z = keep
