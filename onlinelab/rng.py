@@ -100,6 +100,8 @@ class BatchRNG:
         shape : int or tuple of int, default ()
             Shape of the draws per replicate.
         """
+        if shape == ():                     # one draw per replicate (every round of a sampler): no reshaping
+            return self._uniform.take(1)[:, 0]
         return self._shaped(self._uniform, shape)
 
     def normal(self, shape=()) -> np.ndarray:

@@ -117,7 +117,7 @@ class OCOLearner(Learner):
         self.domain = domain
 
     def alpha(self, t: int) -> float:
-        return self._alpha(t)
+        return 1.0 if self.weights == "constant" else self._alpha(t)   # the common case without a call
 
     def resolve_domain(self, ctx):
         """The learner's domain for ``ctx``; a vector/spectral mismatch with the environment is an error."""
