@@ -73,13 +73,14 @@ class GameResult(Result):
         super().__init__(metrics, meta)
         self.x_avg: dict = {}      # checkpoint t → x̄_t, (R, n); play_game fills it
         rows = []
+        learner, environment = (self.learners[0], self.environments[0]) if bounds else (None, None)
         for b in bounds:
             sub, bc = self._by_replicate(self.bound_metric(b.name)), self._by_replicate(f"bound:{b.name}")  # (C, R)
             curve = bc[-1].mean()                               # the final bound, averaged over replicates
             if not b.pointwise:     # a bound in expectation: compare the replicate means
                 sub, bc = sub.mean(axis=1), bc.mean(axis=1)
             ratio = (sub / np.maximum(bc, 1e-300)).max()
-            rows.append({"learner": self.learners[0], "environment": self.environments[0], "name": b.name,
+            rows.append({"learner": learner, "environment": environment, "name": b.name,
                          "ref": b.ref, "formula": b.formula, "assumptions": dict(b.assumptions), "holds": b.holds,
                          "pointwise": b.pointwise, "reference": b.reference, "final_bound": float(curve),
                          "worst_ratio": float(ratio), "violated": bool(b.holds and not b.reference and ratio > 1)})
