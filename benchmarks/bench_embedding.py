@@ -35,7 +35,8 @@ from onlinelab.domains import Simplex
 from onlinelab.embedding import NearIsometricEmbedding
 from onlinelab.embedding_baselines import fantope_sdp
 from onlinelab.embedding_config import digit_points
-from onlinelab.embedding_dual import UnitPairs, top_k, unit_differences
+from onlinelab.embedding_dual import top_k, unit_differences
+from onlinelab.embedding_pairs import UnitPairs
 
 
 def trajectory(X, k, T, eta):

@@ -24,7 +24,8 @@ import numpy as np
 
 from . import validation as v
 from .embedding_bounds import centred_eta, paper_eta
-from .embedding_dual import SOLVERS, UnitPairs, _finite_matrix, unit_rows
+from .embedding_dual import SOLVERS, _finite_matrix, unit_rows
+from .embedding_pairs import UnitPairs
 from .embedding_game import play_embedding_game
 from .errors import ConfigError
 

@@ -34,7 +34,8 @@ import numpy as np
 from .base import Learner
 from .domains import Simplex
 from .embedding_bounds import centred_bound, ld_bound
-from .embedding_dual import UnitPairs, check_k, gram_top_k, pick_solver, top_k, weighted_gram
+from .embedding_dual import check_k, gram_top_k, pick_solver, top_k, weighted_gram
+from .embedding_pairs import UnitPairs
 from .embedding_result import EmbeddingResult
 from .errors import BoundViolationWarning
 from .game import _Player, run_rounds
@@ -53,7 +54,7 @@ class PairWeights:
 
     Parameters
     ----------
-    pairs : onlinelab.embedding_dual.UnitPairs
+    pairs : onlinelab.embedding_pairs.UnitPairs
         The unit rows x_i (``pairs.X``) and their ‖Vᵀx_i‖² (``pairs.captured``).
     lam : numpy.ndarray, shape (n,)
         The λ-player's weights this round.
@@ -123,9 +124,9 @@ def play_embedding_game(X: np.ndarray, k: int, *, T: int = 120, eta: float, solv
 
     Parameters
     ----------
-    X : numpy.ndarray, shape (n, d), or onlinelab.embedding_dual.UnitPairs
+    X : numpy.ndarray, shape (n, d), or onlinelab.embedding_pairs.UnitPairs
         Unit rows x_i (see :func:`onlinelab.embedding_dual.unit_differences`), or the pairs of points
-        (:meth:`~onlinelab.embedding_dual.UnitPairs.from_points`), whose supergradient costs O(r²k).
+        (:meth:`~onlinelab.embedding_pairs.UnitPairs.from_points`), whose supergradient costs O(r²k).
     k : int
         Target dimension, 1 ≤ k < d.
     T : int, default 120

@@ -8,7 +8,8 @@ import numpy as np
 
 from onlinelab.embedding_bounds import paper_eta
 from onlinelab.embedding_config import digit_points
-from onlinelab.embedding_dual import UnitPairs, dual_value, unit_differences
+from onlinelab.embedding_dual import dual_value, unit_differences
+from onlinelab.embedding_pairs import UnitPairs
 from onlinelab.embedding_game import play_embedding_game
 
 EPS = np.finfo(float).eps
