@@ -55,11 +55,14 @@ def newton_threshold(z: np.ndarray) -> float:
     z : numpy.ndarray, shape (n,)
         One row.
     """
+    row = z
     tau = (z.sum() - 1.0) / z.size
     for _ in range(NEWTON_STEPS):
         keep = z.compress(z > tau)
         if keep.size == z.size:
             return float(tau)
+        if keep.size == 0:                      # only a NaN gets here: leave it to the sort rule, as short rows
+            return float(sorted_threshold(row)[0])
         z = keep
         tau = (z.sum() - 1.0) / z.size
     return float(sorted_threshold(z)[0])        # the dropped coordinates are below the root: exact on z
