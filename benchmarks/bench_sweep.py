@@ -7,9 +7,11 @@ pool or cluster included):
   * ``checkpoint overhead: Z %`` — one run of two cells' length through ``run_experiment`` with the
     default checkpoint cadence over the same run with checkpoints off (target ≤ 5).
 The three sweeps' tables are checked to agree bit for bit (``runtime_s`` aside).  A 2-worker
-speedup needs two idle cores: on a shared machine the numbers say more about the neighbours.
+speedup needs two idle cores: on a shared machine the numbers say more about the neighbours.  Each
+time is the best of ``--repeats`` runs taken in turns (serial, processes, dask, serial, …; checkpoints
+off, on, off, …), so that a change of load hits every timing alike.
 
-Usage:  python benchmarks/bench_sweep.py [--cell-seconds 5]
+Usage:  python benchmarks/bench_sweep.py [--cell-seconds 5] [--repeats 2]
 """
 from __future__ import annotations
 
@@ -44,17 +46,29 @@ def calibrate(seconds: float) -> int:
 def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--cell-seconds", type=float, default=5.0)
+    p.add_argument("--repeats", type=int, default=2)
     args = p.parse_args()
     BASE["run"]["rounds"] = calibrate(args.cell_seconds)
-    t_serial, serial = timed(lambda: ol.sweep(BASE, GRID))
-    t_procs, procs = timed(lambda: ol.sweep(BASE, GRID, executor="processes", workers=2))
-    t_dask, dask = timed(lambda: ol.sweep(BASE, GRID, executor="dask", workers=2))
+    runs = {"serial": lambda: ol.sweep(BASE, GRID),
+            "processes": lambda: ol.sweep(BASE, GRID, executor="processes", workers=2),
+            "dask": lambda: ol.sweep(BASE, GRID, executor="dask", workers=2)}
+    times, tables = {name: [] for name in runs}, {}
+    for _ in range(args.repeats):
+        for name, run in runs.items():
+            seconds, res = timed(run)
+            times[name].append(seconds)
+            tables[name] = res.table
+    t_serial, t_procs, t_dask = (min(times[name]) for name in runs)
     keep = lambda t: t[t.metric != "runtime_s"].reset_index(drop=True)  # noqa: E731
-    assert keep(procs.table).equals(keep(serial.table)) and keep(dask.table).equals(keep(serial.table))
+    for name in ("processes", "dask"):
+        assert keep(tables[name]).equals(keep(tables["serial"])), f"{name} disagrees with serial"
     long = {**BASE, "run": {**BASE["run"], "rounds": 2 * BASE["run"]["rounds"]}}
+    offs, ons = [], []
     with tempfile.TemporaryDirectory() as tmp:
-        t_off, _ = timed(lambda: run_experiment(long, out=f"{tmp}/off", checkpoint_seconds=None))
-        t_on, _ = timed(lambda: run_experiment(long, out=f"{tmp}/on", checkpoint_seconds=DEFAULT_SECONDS))
+        for i in range(args.repeats):
+            offs.append(timed(lambda: run_experiment(long, out=f"{tmp}/off{i}", checkpoint_seconds=None))[0])
+            ons.append(timed(lambda: run_experiment(long, out=f"{tmp}/on{i}", checkpoint_seconds=DEFAULT_SECONDS))[0])
+    t_off, t_on = min(offs), min(ons)
     print(f"cells: 8 of {BASE['run']['rounds']} rounds ({t_serial / 8:.1f} s each serially); serial {t_serial:.1f} s, "
           f"processes {t_procs:.1f} s, dask {t_dask:.1f} s")
     print(f"speedup processes: {t_serial / t_procs:.2f}")
