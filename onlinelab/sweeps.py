@@ -141,8 +141,12 @@ def _execute(todo, executor: str, workers: int, scheduler):
         except ImportError as exc:
             raise ConfigError("executor 'dask' needs dask.distributed; install it with "
                               "pip install 'onlinelab[dask]'") from exc
-        cluster = None if scheduler else LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                                      dashboard_address=None)
+        cluster = None
+        if not scheduler:  # no dashboard, and no sampling profiler: every 10 ms it takes the GIL from the cells
+            import dask
+            with dask.config.set({"distributed.worker.profile.enabled": False}):
+                cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                       dashboard_address=None)
         try:
             with Client(scheduler or cluster) as client:
                 futures = {client.submit(run_cell, cfg, pure=False): i for i, cfg in todo}
