@@ -116,12 +116,12 @@ class NearIsometricEmbedding:
         self.eta_ = resolve_eta(self.eta, X.shape[0], T)
         res = play_embedding_game(pairs, self.n_components, T=T, eta=self.eta_, solver=self.solver,
                                   checkpoints=self.checkpoints, tol=self.tol)
-        last = res.history().iloc[-1]
         self.result_, self.history = res, res.history()
+        last = self.history.iloc[-1]
         self.components_ = np.asarray(res.solution["V"])
         self.lambda_ = np.asarray(res.solution["lambda"])
         self.projector_ = np.asarray(res.solution["projector"])
-        self.max_distortion_ = float(1.0 - pairs.captured(self.components_).min())
+        self.max_distortion_ = float(last["distortion"])     # ε of the output V, the better of best and average
         self.dual_bound_ = float(last["dual_best"])
         self.output_ = res.meta["game"]["output"]
         self.n_pairs_, self.n_features_in_ = X.shape

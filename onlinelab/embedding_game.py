@@ -155,42 +155,46 @@ def play_embedding_game(X: np.ndarray, k: int, *, T: int = 120, eta: float, solv
                "P": _Player("P", p_player, Context(d=d, T=T, replicates=1, domain=f"fantope:{k}"), 0)}
     simplex = Simplex(n)
     s = {"lam": np.zeros(n), "c": np.zeros(n), "V": [], "M": np.zeros((d, d)), "payoff": 0.0, "g_best": -np.inf,
-         "eps_best": np.inf, "V_best": None, "lam_best": None, "warm_avg": None, "V_avg": None, "cur": None}
+         "eps_best": np.inf, "V_best": None, "lam_best": None, "warm_avg": None, "V_avg": None, "first": None}
     rows: dict[str, list] = {}
     breaches: list[dict] = []
 
     def loss_for(role, other_play):
         if role == "P":
-            return PairWeights(pairs, np.asarray(other_play.mixed)[0])
-        return LinearLoss(other_play.info["captured"][None, :], simplex)
+            return PairWeights(pairs, other_play.mixed[0])
+        return LinearLoss.trusted(other_play.info["captured"][None, :], simplex)   # our own float array
 
     def on_plays(t, plays):
-        lam, V, info = np.asarray(plays["lambda"].mixed)[0], plays["P"].mixed, plays["P"].info
-        c = info["captured"]
+        lam, V, info = plays["lambda"].mixed[0], plays["P"].mixed, plays["P"].info
+        c, mu = info["captured"], info["mu"]
         s["lam"] += lam
         s["c"] += c
         s["V"].append(V)                                    # P̄ = (1/T) Σ V_s V_sᵀ, formed once at the end
         if info["gram"] is not None:
             s["M"] += info["gram"]                          # Σ M(λ_s): M is linear in λ, so M(λ̄_t) = this / t
         s["payoff"] += 1.0 - float(c @ lam)                 # Φ(λ_t, P_t) = g(λ_t) for an exact best response
-        s["g_best"] = max(s["g_best"], 1.0 - float(np.sum(info["mu"])))
+        s["g_best"] = max(s["g_best"], 1.0 - float(mu.sum()))
         eps = 1.0 - float(c.min())
         if eps < s["eps_best"]:
             s["eps_best"], s["V_best"], s["lam_best"] = eps, V, lam
+        if t == 1:                                          # λ̄_1 = λ_1: this solve is the first average's too
+            s["first"] = (mu, V, info["warm"], eps)
 
     def after_updates(t):
         if t in ckpts:
             _checkpoint(t)
 
     def _checkpoint(t):
-        if solver == "dense":
-            out = gram_top_k(s["M"] / t, k)
+        if t == 1:                  # M(λ̄_1) = M(λ_1): the round's top-k and distortion, not solved again
+            mu, s["V_avg"], s["warm_avg"], eps_avg = s["first"]
         else:
-            out = top_k(X, s["lam"] / t, k, solver=solver, warm=s["warm_avg"], tol=tol)
-        s["warm_avg"], s["V_avg"] = (out[2] if len(out) > 2 else None), out[1]
-        g_avg = 1.0 - float(np.sum(out[0]))
+            if solver == "dense":
+                mu, s["V_avg"] = gram_top_k(s["M"] / t, k)
+            else:
+                mu, s["V_avg"], s["warm_avg"] = top_k(X, s["lam"] / t, k, solver=solver, warm=s["warm_avg"], tol=tol)
+            eps_avg = 1.0 - float(pairs.captured(s["V_avg"]).min())
+        g_avg = 1.0 - float(mu.sum())
         s["g_best"] = max(s["g_best"], g_avg)
-        eps_avg = 1.0 - float(pairs.captured(out[1]).min())
         eps_P = 1.0 - float((s["c"] / t).min())
         regret = eps_P - s["payoff"] / t
         values = {"dual": g_avg, "dual_best": s["g_best"], "distortion_best": s["eps_best"],
