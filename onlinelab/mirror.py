@@ -215,10 +215,11 @@ def mirror_grad(mirror: MirrorMap, x, domain):
     return mirror.grad(x, domain)
 
 
-def mirror_step(mirror: MirrorMap, x, delta, domain):
-    """The greedy OMD step solve(∇φ(x) + δ) (theory §3.2); for the Euclidean map on a vector domain it is
-    the projection Π_K(x + δ) itself (solve(θ) = Π_K(c + θ), ∇φ(x) = x − c), without subtracting and
-    adding back the centre c (two fewer passes and roundings: projected gradient descent, theory §5.6).
+def mirror_step(mirror: MirrorMap, x, g, step: float, domain):
+    """The greedy OMD step solve(∇φ(x) − step·g) (theory §3.2); for the Euclidean map on a vector domain it is
+    the projection Π_K(x − step·g) itself (solve(θ) = Π_K(c + θ), ∇φ(x) = x − c), without subtracting and
+    adding back the centre c (two fewer passes and roundings: projected gradient descent, theory §5.6),
+    formed in one fresh array (−step·g, then x added in place).
 
     Parameters
     ----------
@@ -226,14 +227,21 @@ def mirror_step(mirror: MirrorMap, x, delta, domain):
         The regulariser (see :func:`get_mirror`).
     x : array-like or EigenPlay
         The current point.
-    delta : array-like
-        The step in the dual, e.g. −γ α_t g_t.
+    g : array-like
+        The (weighted) gradient α_t g_t.
+    step : float
+        The step size γ.
     domain : Domain or SpectralDomain
         The decision set.
     """
+    y = np.multiply(g, -step, dtype=float)
     if isinstance(mirror, EuclideanMap) and not domain.spectral:
-        return domain.project(np.asarray(x, dtype=float) + delta)
-    return mirror_solve(mirror, mirror_grad(mirror, x, domain) + delta, domain)
+        if y.shape == np.shape(x):
+            y += x              # the same sum as x + (−step·g), in place
+        else:
+            y = np.asarray(x, dtype=float) + y
+        return domain.project(y)
+    return mirror_solve(mirror, mirror_grad(mirror, x, domain) + y, domain)
 
 
 def mirror_range(mirror: MirrorMap, domain) -> float:

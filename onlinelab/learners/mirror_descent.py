@@ -230,7 +230,7 @@ class _OMDBase(_Mirror):
         return None        # greedy steps start from the last iterate: no running sum of gradients to keep
 
     def _mirror_step(self, state, z, g):
-        return mirror_step(self._mirror, z, -state.scale * g, state.dom)
+        return mirror_step(self._mirror, z, g, state.scale, state.dom)
 
     def bounds_assumptions(self) -> dict:
         return {**super().bounds_assumptions(), "z₀ = the domain's centre (argmin φ)": self.z0 is None}
