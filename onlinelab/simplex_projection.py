@@ -78,5 +78,7 @@ def simplex_threshold(y: np.ndarray) -> np.ndarray:
     """
     if y.shape[-1] < NEWTON_FROM:
         return sorted_threshold(y)
+    if y.size == y.shape[-1]:                   # one row (an OMD step of one replicate): no list to stack
+        return np.full(y.shape[:-1] + (1,), newton_threshold(y.reshape(-1)))
     rows = y.reshape(-1, y.shape[-1])
     return np.array([newton_threshold(row) for row in rows]).reshape(y.shape[:-1] + (1,))
