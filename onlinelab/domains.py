@@ -59,6 +59,17 @@ class Domain:
         """
         raise NotImplementedError
 
+    def project_owned(self, y: np.ndarray) -> np.ndarray:
+        """:meth:`project` of a float array the caller made for it and gives up: the result may be written into
+        ``y`` (the greedy OMD step's Π_K(x − γg), theory §5.6).  The default projects into a new array.
+
+        Parameters
+        ----------
+        y : numpy.ndarray
+            Points, one per row, shape ``(R, n)``, float; overwritten when the domain projects in place.
+        """
+        return self.project(y)
+
     def lmo(self, g: np.ndarray) -> np.ndarray:
         """Linear minimisation oracle argmin_{x∈K} ⟨g, x⟩ (deterministic tie-break), per row.
 
@@ -154,9 +165,11 @@ class Simplex(Domain):
     kind = "simplex"
 
     def project(self, y):
-        y = np.asarray(y, dtype=float)
-        p = y - simplex_threshold(y)
-        return np.maximum(p, 0.0, out=p)
+        return self.project_owned(np.array(y, dtype=float))
+
+    def project_owned(self, y):
+        y -= simplex_threshold(y)               # max(y − τ, 0) in y itself: no fresh n-vector per step
+        return np.maximum(y, 0.0, out=y)
 
     def lmo(self, g):
         return _vertex(g, np.argmin(g, axis=-1))

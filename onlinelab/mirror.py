@@ -219,7 +219,8 @@ def mirror_step(mirror: MirrorMap, x, g, step: float, domain):
     """The greedy OMD step solve(∇φ(x) − step·g) (theory §3.2); for the Euclidean map on a vector domain it is
     the projection Π_K(x − step·g) itself (solve(θ) = Π_K(c + θ), ∇φ(x) = x − c), without subtracting and
     adding back the centre c (two fewer passes and roundings: projected gradient descent, theory §5.6),
-    formed in one fresh array (−step·g, then x added in place).
+    formed in one fresh array (−step·g, then x added in place) that the domain may project in place
+    (:meth:`~onlinelab.domains.Domain.project_owned`).
 
     Parameters
     ----------
@@ -240,7 +241,7 @@ def mirror_step(mirror: MirrorMap, x, g, step: float, domain):
             y += x              # the same sum as x + (−step·g), in place
         else:
             y = np.asarray(x, dtype=float) + y
-        return domain.project(y)
+        return domain.project_owned(y)
     return mirror_solve(mirror, mirror_grad(mirror, x, domain) + y, domain)
 
 
