@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from .game_result import NO_RATE, GameResult
+from .result import _frame
 from .tables import Column, format_table
 
 SHOWN = ("dual", "distortion_best", "distortion_average", "distortion_projector")
@@ -45,8 +46,9 @@ class EmbeddingResult(GameResult):
 
     Parameters
     ----------
-    metrics : pandas.DataFrame
-        The tidy metrics table.
+    metrics : pandas.DataFrame or None
+        The tidy metrics table; None (with ``arrays`` and ``labels``) builds it from the arrays when first
+        read — a fit reads only the history (0.7 ms of a 0.13 s fit, theory §5.6).
     meta : dict
         Run metadata (``meta["game"]`` describes the embedding game).
     bounds : sequence of Bound, default ()
@@ -54,16 +56,40 @@ class EmbeddingResult(GameResult):
     arrays : tuple or None, default None
         ``(t, metric → (C, 1) array)`` the metrics were built from (:func:`~onlinelab.game_result.game_arrays`):
         the history is then read from them instead of pivoting the table.
+    labels : tuple or None, default None
+        ``(learner, environment)`` labels of the table's rows, when ``metrics`` is None.
     """
 
     SUMMARY_COLUMNS = SUMMARY_COLUMNS
 
-    def __init__(self, metrics, meta, bounds=(), arrays=None):
+    def __init__(self, metrics, meta, bounds=(), arrays=None, labels=None):
         self.solution: dict = {}
+        self._lazy = None
         if arrays is not None:                  # the pivot of the table, without pivoting: columns sorted by name
             t, cols = arrays
             self._history = pd.DataFrame({"t": t, **{m: cols[m][:, 0] for m in sorted(cols)}})
+            if metrics is None:
+                self._lazy = (*labels, t, cols)
         super().__init__(metrics, meta, bounds)
+
+    @property
+    def metrics(self) -> pd.DataFrame:
+        """The tidy metrics table (one row per checkpoint and metric), built on first use after a game."""
+        if self._metrics is None:
+            self._metrics = _frame(*self._lazy)
+        return self._metrics
+
+    @metrics.setter
+    def metrics(self, value):
+        self._metrics = value
+
+    @property
+    def learners(self) -> list[str]:
+        return [self._lazy[0]] if self._metrics is None else super().learners
+
+    @property
+    def environments(self) -> list[str]:
+        return [self._lazy[1]] if self._metrics is None else super().environments
 
     def summary_text(self, markdown: bool = False) -> str:
         """The summary table, the baselines table when the run compared any, then alarms.
