@@ -40,7 +40,6 @@ from .embedding_result import EmbeddingResult
 from .errors import BoundViolationWarning
 from .game import _Player, run_rounds
 from .game_result import game_arrays
-from .result import _frame
 from .learners.mirror_descent import OMD
 from .protocol import Context, Play
 from .simulator import _checkpoints
@@ -112,10 +111,9 @@ class TopKResponse(Learner):
         return TopKState(play.info["warm"], state.t + 1)
 
 
-def _average_projector(Vs) -> np.ndarray:
-    """P̄ = (1/T) Σ_s V_s V_sᵀ as one product W Wᵀ/T, W = [V_1 … V_T] (d × Tk)."""
-    W = np.hstack(Vs)
-    return (W @ W.T) / len(Vs)
+def _average_projector(W: np.ndarray, T: int) -> np.ndarray:
+    """P̄ = (1/T) Σ_s V_s V_sᵀ as one product W Wᵀ/T, W = [V_1 … V_T] (d × Tk, filled round by round)."""
+    return (W @ W.T) / T
 
 
 def play_embedding_game(X: np.ndarray, k: int, *, T: int = 120, eta: float, solver: str = "auto",
@@ -154,8 +152,8 @@ def play_embedding_game(X: np.ndarray, k: int, *, T: int = 120, eta: float, solv
     players = {"lambda": _Player("lambda", lam_player, Context(d=n, T=T, replicates=1, domain="simplex"), 0),
                "P": _Player("P", p_player, Context(d=d, T=T, replicates=1, domain=f"fantope:{k}"), 0)}
     simplex = Simplex(n)
-    s = {"lam": np.zeros(n), "c": np.zeros(n), "V": [], "M": np.zeros((d, d)), "payoff": 0.0, "g_best": -np.inf,
-         "eps_best": np.inf, "V_best": None, "lam_best": None, "warm_avg": None, "V_avg": None, "first": None}
+    s = {"lam": np.zeros(n), "c": np.zeros(n), "W": np.empty((d, T * k)), "M": np.zeros((d, d)), "payoff": 0.0,
+         "g_best": -np.inf, "eps_best": np.inf, "V_best": None, "lam_best": None, "warm_avg": None, "V_avg": None, "first": None}
     rows: dict[str, list] = {}
     breaches: list[dict] = []
 
@@ -169,7 +167,7 @@ def play_embedding_game(X: np.ndarray, k: int, *, T: int = 120, eta: float, solv
         c, mu = info["captured"], info["mu"]
         s["lam"] += lam
         s["c"] += c
-        s["V"].append(V)                                    # P̄ = (1/T) Σ V_s V_sᵀ, formed once at the end
+        s["W"][:, (t - 1) * k:t * k] = V                    # P̄ = (1/T) Σ V_s V_sᵀ, formed once at the end
         if info["gram"] is not None:
             s["M"] += info["gram"]                          # Σ M(λ_s): M is linear in λ, so M(λ̄_t) = this / t
         s["payoff"] += 1.0 - float(c @ lam)                 # Φ(λ_t, P_t) = g(λ_t) for an exact best response
@@ -225,10 +223,10 @@ def play_embedding_game(X: np.ndarray, k: int, *, T: int = 120, eta: float, solv
             "environments": {env: {"name": "embedding-dual", "d": d, "adaptive": False}},
             "learners": {label: {"name": label, "params": {}}}}
     arrays = game_arrays(ckpts, rows, bounds)
-    result = EmbeddingResult(_frame(label, env, *arrays), meta, bounds, arrays=arrays)
+    result = EmbeddingResult(None, meta, bounds, arrays=arrays, labels=(label, env))
     T_bar = s["lam"] / T
     result.solution = {"V_best": s["V_best"], "lambda_best": s["lam_best"], "V_average": s["V_avg"],
-                       "lambda_average": T_bar, "projector": _average_projector(s["V"]),
+                       "lambda_average": T_bar, "projector": _average_projector(s["W"], T),
                        "V": s["V_best"] if use_best else s["V_avg"],
                        "lambda": s["lam_best"] if use_best else T_bar}
     for b in breaches:
