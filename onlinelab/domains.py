@@ -163,12 +163,27 @@ class Simplex(Domain):
     """
 
     kind = "simplex"
+    _recent = ()        # the last two thresholds of one-row projections: the next one's guess
 
     def project(self, y):
         return self.project_owned(np.array(y, dtype=float))
 
     def project_owned(self, y):
-        y -= simplex_threshold(y)               # max(y − τ, 0) in y itself: no fresh n-vector per step
+        """In place; a single row starts from a guess at τ, the lower of the last two single rows' thresholds.
+
+        The guess only saves passes when rows follow each other closely (the OMD steps of the embedding
+        game, whose thresholds alternate between two levels: hence the lower of two); τ is the same.
+
+        Parameters
+        ----------
+        y : numpy.ndarray
+            Points, one per row, shape ``(R, n)``, float; overwritten with their projections.
+        """
+        one = y.size == y.shape[-1]
+        tau = simplex_threshold(y, min(self._recent) if one and self._recent else None)
+        if one:
+            self._recent = (float(tau.flat[0]),) + self._recent[:1]
+        y -= tau                                # max(y − τ, 0) in y itself: no fresh n-vector per step
         return np.maximum(y, 0.0, out=y)
 
     def lmo(self, g):

@@ -153,7 +153,8 @@ def play_embedding_game(X: np.ndarray, k: int, *, T: int = 120, eta: float, solv
                "P": _Player("P", p_player, Context(d=d, T=T, replicates=1, domain=f"fantope:{k}"), 0)}
     simplex = Simplex(n)
     s = {"lam": np.zeros(n), "c": np.zeros(n), "W": np.empty((d, T * k)), "M": np.zeros((d, d)), "payoff": 0.0,
-         "g_best": -np.inf, "eps_best": np.inf, "V_best": None, "lam_best": None, "warm_avg": None, "V_avg": None, "first": None}
+         "g_best": -np.inf, "eps_best": np.inf, "V_best": None, "lam_best": None, "warm_avg": None, "V_avg": None,
+         "first": None}
     rows: dict[str, list] = {}
     breaches: list[dict] = []
 

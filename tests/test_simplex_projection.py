@@ -86,3 +86,27 @@ def test_short_rows_use_the_sort_rule_and_match_the_reference():
     for row, got in zip(y, p):
         assert np.abs(got - _reference(row)).max() <= 1e-15
         _assert_kkt(row, got, 1e-12)
+
+
+@pytest.mark.parametrize("n", [sp.NEWTON_FROM, 3000])
+def test_a_guess_changes_no_threshold(n):
+    """Guesses below the root, just above it, far above every coordinate, NaN or None: the unguessed τ."""
+    rng = np.random.default_rng(n + 7)
+    for name, y in _cases(n, rng):
+        tau = sp.newton_threshold(y)
+        for guess in (None, tau - 1.0, tau - 1e-6, tau, tau + 1e-9, tau + 1e-3, y.max() + 1.0, np.nan, np.inf):
+            assert sp.newton_threshold(y, guess) == tau, (name, guess)
+    y = np.r_[np.nan, rng.standard_normal(n - 1)]
+    assert np.isnan(sp.newton_threshold(y, 0.0)) == np.isnan(sp.newton_threshold(y))
+
+
+def test_a_simplex_reused_for_a_sequence_of_rows_projects_each_exactly():
+    """The simplex guesses each row's τ from the last two (as the embedding game's OMD steps do): still exact."""
+    rng = np.random.default_rng(5)
+    n = 2000
+    simplex, lam = Simplex(n), np.full(n, 1 / n)
+    for step in range(30):
+        y = lam - 1e-3 * rng.random(n) * (1 + step % 2)                # thresholds alternating between two levels
+        lam = simplex.project(y[None])[0]
+        assert np.abs(lam - _reference(y)).max() <= 1e-15
+        _assert_kkt(y, lam, 1e-12)
