@@ -194,7 +194,7 @@ def play_embedding_game(X: np.ndarray, k: int, *, T: int = 120, eta: float, solv
             eps_avg = 1.0 - float(pairs.captured(s["V_avg"]).min())
         g_avg = 1.0 - float(mu.sum())
         s["g_best"] = max(s["g_best"], g_avg)
-        eps_P = 1.0 - float((s["c"] / t).min())
+        eps_P = 1.0 - float(s["c"].min()) / t      # = min of Σc/t bit for bit (x ↦ x/t is monotone), no n-vector
         regret = eps_P - s["payoff"] / t
         values = {"dual": g_avg, "dual_best": s["g_best"], "distortion_best": s["eps_best"],
                   "distortion_average": eps_avg, "distortion_projector": eps_P,
