@@ -13,6 +13,8 @@ import types
 
 import pytest
 
+from onlinelab import registry
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 EXAMPLE_PAGES = [DOCS / "index.md", *sorted((DOCS / "guide").glob("*.md"))]
@@ -49,6 +51,11 @@ def test_python_examples_run(page, monkeypatch, capsys):
     # the page runs as a real module, as a user's file would, so its classes pickle (onlinelab check does that)
     module = types.ModuleType(f"docs_{page.stem.replace('-', '_')}")
     monkeypatch.setitem(sys.modules, module.__name__, module)
+    # names the page registers (the guide's demo learner) are gone afterwards: other tests' "did you mean" and
+    # "learners that fit" messages must not depend on whether this test ran first
+    registry.learner_names()
+    monkeypatch.setattr(registry, "_LEARNERS", dict(registry._LEARNERS))
+    monkeypatch.setattr(registry, "_ENVIRONMENTS", dict(registry._ENVIRONMENTS))
     for i, block in enumerate(python_blocks(page)):
         exec(compile(block, f"{page.relative_to(ROOT)} example {i + 1}", "exec"), module.__dict__)
     capsys.readouterr()
