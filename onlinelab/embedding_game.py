@@ -111,9 +111,36 @@ class TopKResponse(Learner):
         return TopKState(play.info["warm"], state.t + 1)
 
 
-def _average_projector(W: np.ndarray, T: int) -> np.ndarray:
-    """P̄ = (1/T) Σ_s V_s V_sᵀ as one product W Wᵀ/T, W = [V_1 … V_T] (d × Tk, filled round by round)."""
-    return (W @ W.T) / T
+class ProjectorSum:
+    """Σ_s V_s V_sᵀ for P̄ = (1/T) Σ V_s V_sᵀ: the plays are copied side by side into a d × (m·k) buffer,
+    m = max(1, d // k) rounds (about d × d, whatever T), and folded in with one product W Wᵀ when it fills.
+
+    Parameters
+    ----------
+    d, k : int
+        Dimension and target dimension of the plays V_s (d × k).
+    """
+
+    def __init__(self, d: int, k: int):
+        self.k, self.rounds = k, max(1, d // k)
+        self.W, self.filled, self.total = np.empty((d, self.rounds * k)), 0, np.zeros((d, d))
+
+    def add(self, V: np.ndarray) -> None:
+        self.W[:, self.filled * self.k:(self.filled + 1) * self.k] = V
+        self.filled += 1
+        if self.filled == self.rounds:
+            self._fold()
+
+    def _fold(self) -> None:
+        W = self.W[:, :self.filled * self.k]
+        self.total += W @ W.T
+        self.filled = 0
+
+    def value(self) -> np.ndarray:
+        """Σ V_s V_sᵀ of every play added so far."""
+        if self.filled:
+            self._fold()
+        return self.total
 
 
 def play_embedding_game(X: np.ndarray, k: int, *, T: int = 120, eta: float, solver: str = "auto",
@@ -152,7 +179,7 @@ def play_embedding_game(X: np.ndarray, k: int, *, T: int = 120, eta: float, solv
     players = {"lambda": _Player("lambda", lam_player, Context(d=n, T=T, replicates=1, domain="simplex"), 0),
                "P": _Player("P", p_player, Context(d=d, T=T, replicates=1, domain=f"fantope:{k}"), 0)}
     simplex = Simplex(n)
-    s = {"lam": np.zeros(n), "c": np.zeros(n), "W": np.empty((d, T * k)), "M": np.zeros((d, d)), "payoff": 0.0,
+    s = {"lam": np.zeros(n), "c": np.zeros(n), "P": ProjectorSum(d, k), "M": np.zeros((d, d)), "payoff": 0.0,
          "g_best": -np.inf, "eps_best": np.inf, "V_best": None, "lam_best": None, "warm_avg": None, "V_avg": None,
          "first": None}
     rows: dict[str, list] = {}
@@ -168,7 +195,7 @@ def play_embedding_game(X: np.ndarray, k: int, *, T: int = 120, eta: float, solv
         c, mu = info["captured"], info["mu"]
         s["lam"] += lam
         s["c"] += c
-        s["W"][:, (t - 1) * k:t * k] = V                    # P̄ = (1/T) Σ V_s V_sᵀ, formed once at the end
+        s["P"].add(V)                                       # P̄ = (1/T) Σ V_s V_sᵀ, one product per ~d/k rounds
         if info["gram"] is not None:
             s["M"] += info["gram"]                          # Σ M(λ_s): M is linear in λ, so M(λ̄_t) = this / t
         s["payoff"] += 1.0 - float(c @ lam)                 # Φ(λ_t, P_t) = g(λ_t) for an exact best response
@@ -227,7 +254,7 @@ def play_embedding_game(X: np.ndarray, k: int, *, T: int = 120, eta: float, solv
     result = EmbeddingResult(None, meta, bounds, arrays=arrays, labels=(label, env))
     T_bar = s["lam"] / T
     result.solution = {"V_best": s["V_best"], "lambda_best": s["lam_best"], "V_average": s["V_avg"],
-                       "lambda_average": T_bar, "projector": _average_projector(s["W"], T),
+                       "lambda_average": T_bar, "projector": s["P"].value() / T,
                        "V": s["V_best"] if use_best else s["V_avg"],
                        "lambda": s["lam_best"] if use_best else T_bar}
     for b in breaches:

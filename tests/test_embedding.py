@@ -217,3 +217,17 @@ def test_bad_hyper_parameters_are_clear_errors():
     with pytest.raises(ConfigError, match="zero row"):
         NearIsometricEmbedding(1).fit(differences=np.zeros((2, 3)))
     assert captured(unit_differences(pts), np.eye(3)[:, :1]).shape == (10,)
+
+
+def test_projector_sum_folds_its_buffer_and_keeps_it_small():
+    """Σ V_s V_sᵀ over many more rounds than the buffer holds (d = 5, k = 2: two rounds a fold, 7 rounds) equals
+    the plain sum, and the buffer stays d × (d // k)·k whatever the number of rounds."""
+    from onlinelab.embedding_game import ProjectorSum
+    rng = np.random.default_rng(3)
+    plays = [np.linalg.qr(rng.standard_normal((5, 2)))[0] for _ in range(7)]
+    acc = ProjectorSum(5, 2)
+    for V in plays:
+        acc.add(V)
+    assert acc.W.shape == (5, 4)
+    np.testing.assert_allclose(acc.value(), sum(V @ V.T for V in plays), rtol=0, atol=1e-14)
+    np.testing.assert_allclose(acc.value(), sum(V @ V.T for V in plays), rtol=0, atol=1e-14)   # value() is idempotent
