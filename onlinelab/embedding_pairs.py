@@ -12,8 +12,6 @@ from the pairs — ‖Vᵀx_ij‖² for all of them — follows from the r point
 """
 from __future__ import annotations
 
-import threading
-
 import numpy as np
 
 from .embedding_dual import _finite_matrix, captured
@@ -80,13 +78,7 @@ class UnitPairs:
     """
 
     def __init__(self, X, points=None):
-        self.X, self._points, self._local = X, points, threading.local()
-
-    def __getstate__(self):             # the per-thread work buffers are not state (and do not pickle)
-        return {"X": self.X, "points": self._points}
-
-    def __setstate__(self, state):
-        self.__init__(state["X"], state["points"])
+        self.X, self._points = X, points
 
     @classmethod
     def from_points(cls, points) -> "UnitPairs":
@@ -122,28 +114,14 @@ class UnitPairs:
         if self._points is None:
             return captured(self.X, V)
         P, flat, sq = self._points
-        A, B, G = self._work(V.shape[1])
-        k = V.shape[1]
-        Y = A[:, :k]
+        r, k = P.shape[0], V.shape[1]
+        A, B = np.empty((r, k + 2)), np.empty((r, k + 2))       # A = [Y, s, 1], B = [−2Y, 1, s]:
+        Y = A[:, :k]                                            # A Bᵀ = s_i + s_j − 2 G_ij in one product
         np.matmul(P, V, out=Y)
-        np.einsum("ij,ij->i", Y, Y, out=A[:, k])                 # A = [Y, s, 1], B = [−2Y, 1, s]:
-        np.multiply(Y, -2.0, out=B[:, :k])                      # A Bᵀ = s_i + s_j − 2 G_ij in one product
-        B[:, k + 1] = A[:, k]
-        out = np.matmul(A, B.T, out=G).take(flat)
+        np.einsum("ij,ij->i", Y, Y, out=A[:, k])
+        np.multiply(Y, -2.0, out=B[:, :k])
+        A[:, k + 1], B[:, k], B[:, k + 1] = 1.0, 1.0, A[:, k]
+        out = (A @ B.T).take(flat)
         np.maximum(out, 0.0, out=out)                           # a rounded −0 is still a squared length
         out /= sq
         return out
-
-    def _work(self, k: int):
-        """This thread's A, B (r × (k + 2), constant columns set) and A Bᵀ (r × r) buffers, made once.
-
-        Reused every round, the r × r product lands in memory the round before touched instead of fresh
-        memory (6 µs of a 60 µs supergradient at r = 142, theory §5.6); one set per thread, so threads
-        sharing the pairs do not share buffers."""
-        bufs = self._local.__dict__.setdefault("work", {})
-        if k not in bufs:
-            r = self._points[0].shape[0]
-            A, B = np.empty((r, k + 2)), np.empty((r, k + 2))
-            A[:, k + 1], B[:, k] = 1.0, 1.0
-            bufs[k] = (A, B, np.empty((r, r)))
-        return bufs[k]
