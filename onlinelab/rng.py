@@ -86,7 +86,7 @@ class BatchRNG:
         return len(self.gens)
 
     def _shaped(self, buf: _Buffer, shape) -> np.ndarray:
-        if shape == ():
+        if isinstance(shape, tuple) and not shape:    # one draw per replicate (every round of a sampler)
             return buf.take(1)[:, 0]
         shape = (shape,) if np.isscalar(shape) else tuple(shape)
         n = int(np.prod(shape)) if shape else 1
@@ -100,8 +100,6 @@ class BatchRNG:
         shape : int or tuple of int, default ()
             Shape of the draws per replicate.
         """
-        if shape == ():                     # one draw per replicate (every round of a sampler): no reshaping
-            return self._uniform.take(1)[:, 0]
         return self._shaped(self._uniform, shape)
 
     def normal(self, shape=()) -> np.ndarray:

@@ -76,12 +76,10 @@ class Slot:
             validate(loss, t)
             self.tracker.add(loss)
         feedback, expected, realized = feedback_for(self.kind, loss, play)
-        if self.channel is None:   # deliver(), inline: this is the per-round path
-            t2 = time.perf_counter()
-            self.state = self.learner.update(self.state, play, feedback, self.rng)
-            self.runtime += t1 - t0 + time.perf_counter() - t2
-        else:
-            self.runtime += t1 - t0  # delayed feedback: a simpy event delivers it d_t rounds later (onlinelab.delays)
+        self.runtime += t1 - t0
+        if self.channel is None:
+            self.deliver(play, feedback)
+        else:  # delayed feedback: a simpy event delivers it d_t rounds later (onlinelab.delays)
             self.channel.post(self, t, play, feedback)
         if shared_loss is None:
             if play.action is not None:

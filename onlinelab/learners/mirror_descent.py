@@ -132,20 +132,20 @@ class FTRL(_Mirror):
         G = getattr(block.stacked, "G", None)
         if not getattr(block.stacked, "is_linear", False) or G is None or state.dom.spectral:
             return None
-        n = block.n
-        g = G.reshape(n, -1, G.shape[-1])                       # (n, R, d): round i's gradient
+        n, d = block.n, G.shape[-1]
+        raw = G.reshape(n, -1, d)                               # (n, R, d): round i's gradient
         a = np.array([self.alpha(state.t + 1 + i) for i in range(n)])
-        if np.any(a != 1.0):
-            g = a[:, None, None] * g
-        acc = np.add.accumulate(g if state.acc is None else np.concatenate([state.acc[None], g]), axis=0)
-        if state.acc is not None:
-            acc = acc[1:]                                       # acc[i] = Σ up to round i, as update() keeps it
-        before = acc[:-1].reshape(-1, G.shape[-1])              # the dual point of rounds 2 … n of the block
-        later = mirror_solve(self._mirror, -state.scale * before, state.dom)
-        first = state.z if state.acc is None else mirror_solve(self._mirror, -state.scale * state.acc, state.dom)
-        plays = np.concatenate([first, later])
-        raw = G.reshape(g.shape)[-1]                            # the last round's gradient, unweighted (the hint)
-        return OCOState(plays[-first.shape[0]:], acc[-1].copy(), raw, state.t + n, state.scale, state.dom), plays
+        g = raw if np.all(a == 1.0) else a[:, None, None] * raw
+        if state.acc is None:          # round 1 plays the start point; acc[i] = Σ up to round i, as update() keeps it
+            acc = np.add.accumulate(g, axis=0)
+            plays = np.concatenate([state.z, mirror_solve(self._mirror, -state.scale * acc[:-1].reshape(-1, d),
+                                                          state.dom)])
+        else:                          # the dual points before each round: the previous sum, then the running ones
+            acc = np.add.accumulate(np.concatenate([state.acc[None], g]), axis=0)
+            plays = mirror_solve(self._mirror, -state.scale * acc[:-1].reshape(-1, d), state.dom)
+            acc = acc[1:]
+        R = raw.shape[1]
+        return OCOState(plays[-R:], acc[-1].copy(), raw[-1], state.t + n, state.scale, state.dom), plays
 
 
 @register_learner("optimistic-ftrl")
