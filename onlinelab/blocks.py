@@ -36,8 +36,21 @@ class LossBlock:
     """
 
     def __init__(self, stacked, rounds):
-        self.stacked, self.rounds = stacked, list(rounds)
-        self.n = len(self.rounds)
+        self.stacked, self._rounds = stacked, list(rounds)
+        self.n = len(self._rounds)
+        self._lazy = None
+
+    @property
+    def rounds(self) -> list:
+        """The n per-round losses; a block from :meth:`of_rows` builds them on first read (a learner that
+        plays the block whole never needs them)."""
+        if self._rounds is None:
+            flat, R, kw = self._lazy
+            make = type(self.stacked)
+            if flat.dtype == np.float64 and hasattr(make, "trusted"):
+                make = make.trusted      # so its per-round float views need no conversion or checks
+            self._rounds = [make(flat[i * R:(i + 1) * R], **kw) for i in range(self.n)]
+        return self._rounds
 
     @classmethod
     def of_rows(cls, loss_cls, rows, **kw) -> "LossBlock":
@@ -56,10 +69,9 @@ class LossBlock:
         n, R = rows.shape[:2]
         flat = rows.reshape((n * R,) + rows.shape[2:])
         stacked = loss_cls(flat, **kw)   # converts and checks the whole block's data once
-        make = loss_cls
-        if flat.dtype == np.float64 and hasattr(loss_cls, "trusted"):
-            make = loss_cls.trusted      # so its per-round float views need no conversion or checks
-        return cls(stacked, [make(flat[i * R:(i + 1) * R], **kw) for i in range(n)])
+        block = cls(stacked, ())
+        block.n, block._rounds, block._lazy = n, None, (flat, R, kw)
+        return block
 
     def validate(self, where_of, R: int, d: int, bound, psd) -> None:
         """Check every round at once; on a failure, find and report the first bad round exactly as round by round.
