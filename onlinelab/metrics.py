@@ -118,6 +118,11 @@ class LossTracker:
             self.history.setdefault(key, []).append(val.copy())
 
 
+def _running(total: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """total + rows[0] + rows[1] + … added in this order (as round by round), (R,)."""
+    return np.add.accumulate(np.concatenate([total[None], rows]), axis=0)[-1].copy()
+
+
 class Recorder:
     """Running sums for one learner and the checkpoint table it produces."""
 
@@ -141,6 +146,18 @@ class Recorder:
             self.cum_realized = self.cum_expected.copy()
         self.cum_expected += expected
         self.cum_realized += realized
+
+    def add_block(self, expected: np.ndarray, realized: np.ndarray | None = None) -> None:
+        """n rounds at once, (n, R) each (``realized=None``: full information, the expected losses): the
+        very sums of n calls of :meth:`add` in order (a running sum is sequential, so bit for bit)."""
+        if realized is None and self._same:
+            self.cum_expected = _running(self.cum_expected, expected)
+            return
+        if self._same:
+            self._same = False
+            self.cum_realized = self.cum_expected.copy()
+        self.cum_expected = _running(self.cum_expected, expected)
+        self.cum_realized = _running(self.cum_realized, expected if realized is None else realized)
 
     def realized(self) -> np.ndarray:
         """Σ realised losses so far, (R,)."""

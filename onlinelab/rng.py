@@ -130,7 +130,21 @@ class BatchRNG:
         probs : numpy.ndarray
             Non-negative weights, shape ``(R, n)``; each row need not sum exactly to 1.
         """
-        cum = np.add.accumulate(probs, axis=1, dtype=float)
-        u = self.random()[:, None] * cum[:, -1:]
-        cum[:, -1] = np.inf   # the first i with cum_i > u; u ≥ the total (rounding) picks the last index
-        return (cum > u).argmax(axis=1)
+        return categorical_from(probs, self.random())
+
+
+def categorical_from(probs: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """The index drawn by :meth:`BatchRNG.categorical` from uniforms ``u`` (R,): the first i with
+    Σ_{j≤i} probs[r, j] > u_r · Σ_j probs[r, j] (a learner that drew a block's uniforms at once).
+
+    Parameters
+    ----------
+    probs : numpy.ndarray
+        Non-negative weights, shape ``(R, n)``.
+    u : numpy.ndarray
+        Uniform [0, 1) draws, shape ``(R,)``.
+    """
+    cum = np.add.accumulate(probs, axis=1, dtype=float)
+    u = u[:, None] * cum[:, -1:]
+    cum[:, -1] = np.inf   # the first i with cum_i > u; u ≥ the total (rounding) picks the last index
+    return (cum > u).argmax(axis=1)

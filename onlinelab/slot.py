@@ -6,10 +6,11 @@ from the shared oblivious environment or from this slot's own adaptive one (whic
 :class:`~onlinelab.protocol.HistoryView`); the learner gets exactly its feedback kind
 (:func:`feedback_for`) and updates; the recorder adds what the round cost.
 
-A block (:mod:`onlinelab.blocks`): a learner that defines ``play_block(state, block)`` plays all of
-the block's rounds in one call — the same plays it would make round by round, since an oblivious
-environment's losses do not depend on them — and the recorder adds each round's cost in order;
-any other learner plays the block round by round.
+A block (:mod:`onlinelab.blocks`): a learner that defines ``play_block(state, block, rng)`` plays all
+of the block's rounds in one call — the same plays and draws it would make round by round, since an
+oblivious environment's losses do not depend on them — and the recorder adds each round's costs in
+order; any other learner (and any learner whose feedback is delayed, prescient or first-order) plays
+the block round by round.
 """
 from __future__ import annotations
 
@@ -91,15 +92,14 @@ class Slot:
         """Rounds t … t + block.n − 1 of the shared oblivious environment: in one ``play_block`` call when the
         learner has one (and takes this block), else round by round."""
         play_block = getattr(self.learner, "play_block", None)
-        if play_block is not None and self.channel is None and not self.prescient and self.kind == "full":
+        if play_block is not None and self.channel is None and not self.prescient and self.kind != "first_order":
             t0 = time.perf_counter()
-            out = play_block(self.state, block)
+            out = play_block(self.state, block, self.rng)
             if out is not None:
-                self.state, mixed = out
+                self.state, mixed = out[0], out[1]
                 self.runtime += time.perf_counter() - t0
                 expected = block.stacked.mixed_value(mixed).reshape(block.n, -1)
-                for cost in expected:   # round by round, in order: the same running sums as round by round
-                    self.recorder.add(cost, cost)
+                self.recorder.add_block(expected, out[2] if len(out) > 2 else None)
                 return
         for i, loss in enumerate(block.rounds):
             self.step(t + i, loss, validate)

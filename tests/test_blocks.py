@@ -56,6 +56,7 @@ def test_blocked_run_equals_the_round_by_round_run(blocked, per_round, learner, 
 @pytest.mark.parametrize("blocked, per_round, learner, params", [
     (BernoulliArms, BernoulliPerRound, "exp3-auer", {"means": [0.2, 0.5, 0.9]}),
     (AdversarialArms, AdversarialPerRound, "exp3", {"d": 4, "block": 7}),
+    (AdversarialArms, AdversarialPerRound, "logbarrier-bandit", {"d": 4, "block": 7}),
     (AdversarialArms, AdversarialPerRound, "ftrl", {"d": 4, "block": 7}),
 ])
 def test_arms_blocks_equal_their_rounds(blocked, per_round, learner, params, comparator):
@@ -130,6 +131,57 @@ def test_ftrl_plays_a_block_as_it_plays_its_rounds(regularizer, weights, played)
     for name in ("z", "acc", "prev"):
         np.testing.assert_array_equal(getattr(got, name), getattr(ref, name))
     assert got.t == ref.t == played + n
+
+
+@pytest.mark.parametrize("learner, params", [("exp3", {}), ("exp3-auer", {"gamma": 0.3}),
+                                             ("logbarrier-bandit", {"eta": 0.2})])
+@pytest.mark.parametrize("played", [0, 3])
+def test_a_bandit_plays_a_block_as_it_plays_its_rounds(learner, params, played):
+    """The bandit wrappers' play_block: plays, realised losses, inner state and the draws left in the stream are
+    bit-identical to act/update round by round on a second stream of the same seed (the reference)."""
+    R, d, n = 3, 5, 70          # n > 64: the uniforms cross a refill of the stream's buffer (block 64 below)
+    env = AdversarialArms(d=d, block=2)
+    env.reset(BatchRNG.from_seed(4, "environment", "arms", R), 100)
+    ctx = ol.Context(d=d, T=100, replicates=R, domain="simplex")
+    wrapper = ol.make_learner(learner, **params)
+    rngs = [BatchRNG.from_seed(5, "learner", learner, R, block=64) for _ in range(2)]
+    state = wrapper.init(ctx, rngs[0])
+    for t in range(1, played + 1):
+        for rng in rngs:
+            rng.random()                                       # both streams advanced alike before the block
+    block = env.emit_block(played + 1, n)
+    ref, plays, paid = state, [], []
+    for loss in block.rounds:
+        play = wrapper.act(ref, rngs[1])
+        plays.append(play.mixed)
+        value = loss.action_value(play.action)
+        paid.append(value)
+        ref = wrapper.update(ref, play, Feedback("bandit", value=value), rngs[1])
+    got, stacked, realized = wrapper.play_block(state, block, rngs[0])
+    np.testing.assert_array_equal(stacked, np.concatenate(plays))
+    np.testing.assert_array_equal(realized, np.stack(paid))
+    for name in ("z", "acc", "prev"):
+        a, b = getattr(got.inner, name), getattr(ref.inner, name)
+        assert (a is None) == (b is None)
+        if a is not None:
+            np.testing.assert_array_equal(a, b)
+    assert got.inner.t == ref.inner.t == n
+    np.testing.assert_array_equal(rngs[0].random(3), rngs[1].random(3))
+
+
+def test_a_recorder_adds_a_block_as_it_adds_its_rounds():
+    """Recorder.add_block's sums are bit-identical to add() round by round (full information, bandit, and a
+    full-information block after a bandit round)."""
+    from onlinelab.metrics import Recorder
+    rng = np.random.default_rng(0)
+    rows = [rng.random((9, 4)) * 10.0 ** rng.integers(-8, 8, size=(9, 4)) for _ in range(3)]
+    one, many = Recorder(4), Recorder(4)
+    for expected, realized in [(rows[0], None), (rows[1], rows[2]), (rows[2], None)]:
+        for i in range(9):
+            one.add(expected[i], expected[i] if realized is None else realized[i])
+        many.add_block(expected, realized)
+        np.testing.assert_array_equal(many.cum_expected, one.cum_expected)
+        np.testing.assert_array_equal(many.realized(), one.realized())
 
 
 def test_a_learner_without_play_block_and_a_delayed_one_play_blocks_round_by_round():

@@ -16,6 +16,10 @@ linear loss.  No update rule is written twice.
 * ``logbarrier-bandit`` — greedy OMD with the log-barrier on ℓ̂ (the diagonal log-det learner);
   rate Õ(√(KT)), constant unconfirmed: listed as data, never checked.
 
+On an oblivious environment's block of rounds the wrappers play the block in one loop of their own
+(:meth:`BanditSimplex.play_block`): the same inner calls and draws, bit for bit, without the
+simulator's per-round objects.
+
 The play's ``mixed`` is p_t (so ``regret`` is the conditional expected regret
 Σ⟨p_t, ℓ_t⟩ − min_i Σ ℓ_t(i)); its ``action`` is the one-hot vector of I_t, and ``info`` holds I_t,
 p_t and the inner play.
@@ -37,6 +41,7 @@ from ..bounds import Bound
 from ..errors import ConfigError, DomainError
 from ..protocol import Context, Feedback, Play
 from ..registry import register_learner
+from ..rng import categorical_from
 from ..vector_losses import LinearLoss
 from .mirror_descent import FTRL, OMD
 
@@ -111,6 +116,43 @@ class BanditSimplex(Learner):
         loss = LinearLoss.trusted(est, state.inner.dom)
         inner = self._base.update(state.inner, play.info["inner"], Feedback("full", loss=loss), rng)
         return BanditState(inner, state.K, state.gamma)
+
+
+    def play_block(self, state: BanditState, block, rng):
+        """A block of an oblivious environment's linear losses in one call (onlinelab.slot), else None.
+
+        A bandit's rounds cannot be vectorised over time (round t's estimate depends on round t's draw),
+        but the wrapper can play them in one loop of its own: the same inner ``act``/``update`` calls
+        and the same draws as :meth:`act` and :meth:`update` round by round, without the per-round
+        play, feedback and recording objects.  The inner learners (FTRL, OMD) draw nothing, so the
+        block's n uniforms for the arms are taken at once: the numbers n calls of ``rng.categorical``
+        would use, in the same order.  Returns ``(state, plays, realized)``: p_t stacked like the
+        block's losses, (n·R, K), and ℓ_t(I_t), (n, R).
+        """
+        G = getattr(block.stacked, "G", None)
+        if not getattr(block.stacked, "is_linear", False) or G is None:
+            return None
+        n, K, gamma = block.n, state.K, state.gamma
+        losses = G.reshape(n, -1, K)
+        R = losses.shape[1]
+        rows = np.arange(R)
+        plays, realized = np.empty((n, R, K)), np.empty((n, R))
+        uniforms = rng.random(n).T.copy()                       # (n, R): round i's uniform per replicate
+        base, inner, dom = self._base, state.inner, state.inner.dom
+        for i in range(n):
+            inner_play = base.act(inner, rng)
+            p = plays[i]
+            if gamma == 0:
+                p[...] = inner_play.mixed
+            else:                                               # (1 − γ) q + γ/K, as act() computes it
+                np.multiply(inner_play.mixed, 1 - gamma, out=p)
+                p += gamma / K
+            arm = categorical_from(p, uniforms[i])
+            onehot = one_hot(arm, K)
+            value = realized[i] = losses[i, rows, arm]          # ℓ_t(I_t) = ⟨ℓ_t, e_{I_t}⟩
+            loss = LinearLoss.trusted(self._estimate(p, arm, value, onehot), dom)
+            inner = base.update(inner, inner_play, Feedback("full", loss=loss), rng)
+        return BanditState(inner, K, gamma), plays.reshape(n * R, K), realized
 
 
 @register_learner("exp3")

@@ -120,14 +120,14 @@ class FTRL(_Mirror):
             return Play(state.z)
         return Play(mirror_solve(self._mirror, -state.scale * state.acc, state.dom))
 
-    def play_block(self, state, block):
+    def play_block(self, state, block, rng=None):
         """All of a block's rounds at once for linear losses on a vector domain (onlinelab.slot), else None.
 
         The losses of an oblivious block are known in advance and a linear loss's gradient does not
         depend on the play, so the dual points −η Σ_{s<t} α_s g_s of every round are one running sum
         (sequential, as round by round) and the plays one row-wise ``mirror_solve``: the same numbers
         as n calls of :meth:`act` and :meth:`update`.  Returns ``(state, plays)``, plays stacked like
-        the block's losses, (n·R, d).
+        the block's losses, (n·R, d); FTRL draws nothing, so ``rng`` is unused.
         """
         G = getattr(block.stacked, "G", None)
         if not getattr(block.stacked, "is_linear", False) or G is None or state.dom.spectral:
