@@ -11,8 +11,9 @@ What is checked:
 * determinism: the same seed gives identical metrics, bit for bit;
 * environments: an adaptive one sees read-only views of the learner's mixed strategy and
   past actions (a write fails the run) and never the current action;
-* learners: ``update`` must not modify the state it was given (explicit state), and the
-  feedback kind must be one the simulator knows;
+* learners: ``update`` must not modify the state it was given (explicit state), the
+  feedback kind must be one the simulator knows, and a ``play_block`` (against an oblivious
+  environment) must give the run that ``act``/``update`` give round by round, bit for bit;
 * declarations: a ``loss_bound`` that is a positive real number (NaN would switch the norm check
   off; ``float("inf")`` declares no bound) and ``psd`` in True/False/None;
 * randomness only from the generators the simulator passes: numpy's global RNG (``np.random.*``
@@ -200,7 +201,25 @@ def check_learner(learner, env=None, *, T: int = 30, replicates: int = 2, seed: 
     passed = ["feedback kind", "parameters", "pickle", "no global RNG", "run", "deterministic"]
     _check_state_untouched(learner.clone(), env.clone(), T, replicates, seed)
     passed.append("update leaves its input state untouched")
+    if _check_blocks(learner, env, T, replicates, seed):
+        passed.append("play_block equals act/update")
     return passed
+
+
+def _check_blocks(learner, env, T, R, seed) -> bool:
+    """A learner with ``play_block`` facing an oblivious environment: the run in blocks must equal, bit for bit,
+    the same run with ``play_block`` switched off (every round through act/update).  False when not applicable."""
+    if getattr(learner, "play_block", None) is None or env.adaptive:
+        return False
+    whole = _metrics(env.clone(), learner.clone(), T, R, seed)
+    plain = learner.clone()
+    plain.play_block = None          # the slot then plays every block round by round
+    if not whole.equals(_metrics(env.clone(), plain, T, R, seed)):
+        raise CheckError(f"{type(learner).__name__}.play_block: a run in blocks differs from the same run round by "
+                         "round; play_block must return exactly the plays, realised losses and state of n calls of "
+                         "act and update and take the same draws from rng, bit for bit (or return None to decline "
+                         "a block)")
+    return True
 
 
 def _check_state_untouched(learner, env, T, R, seed) -> None:

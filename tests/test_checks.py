@@ -7,6 +7,7 @@ from onlinelab import cli
 from onlinelab.checks import check_environment, check_learner
 from onlinelab.errors import CheckError
 from onlinelab.learners import MEG
+from onlinelab.learners.mirror_descent import FTRL
 
 
 @pytest.mark.parametrize("params", [{"sampler": "dense"}, {"sampler": "sparse"}, {"sampler": None}])
@@ -32,6 +33,25 @@ class InPlace(MEG):
     def update(self, state, play, feedback, rng):
         state.H[...] -= state.eta * feedback.loss.dense()
         return state
+
+
+class Skewed(FTRL):
+    """FTRL whose blocks record plays 1e-12 off the ones act() makes: a broken play_block."""
+
+    def play_block(self, state, block, rng=None):
+        out = super().play_block(state, block, rng)
+        return None if out is None else (out[0], out[1] + 1e-12)
+
+
+@pytest.mark.parametrize("name", ["exp3", "exp3-auer", "logbarrier-bandit", "ftrl"])
+def test_block_players_conform(name):
+    assert "play_block equals act/update" in check_learner(name, "adversarial-arms", T=40)
+
+
+def test_a_play_block_that_differs_from_its_rounds_is_caught():
+    assert "play_block equals act/update" not in check_learner(Skewed(), "adaptive-arms", T=12)  # adaptive: no blocks
+    with pytest.raises(CheckError, match=r"Skewed.play_block: a run in blocks differs from the same run round by round"):
+        check_learner(Skewed(regularizer="entropy"), "adversarial-arms", T=40)
 
 
 def test_unseeded_randomness_is_caught():
