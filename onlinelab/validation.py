@@ -27,7 +27,8 @@ def real(field: str, value: Any) -> float:
         )
     value = float(value)
     if value != value or value in (float("inf"), float("-inf")):
-        raise ConfigError(f"{field} must be finite, got {value!r}")
+        raise ConfigError(f"{field} must be finite, got {value!r}; pass an ordinary number, e.g. {field} = 0.1 "
+                          "(a NaN or infinity usually comes from a computation before the call)")
     return value
 
 
@@ -57,7 +58,7 @@ def integer(field: str, value: Any, minimum: int | None = None) -> int:
         raise ConfigTypeError(f"{field} must be an integer, got {value!r} ({type(value).__name__}); {hint}")
     value = int(value)
     if minimum is not None and value < minimum:
-        raise ConfigError(f"{field} must be >= {minimum}, got {value}")
+        raise ConfigError(f"{field} must be >= {minimum}, got {value}; e.g. {field} = {minimum}")
     return value
 
 

@@ -148,11 +148,25 @@ class LinearLoss(VectorLoss):
 
     def validate(self, where, R, d, bound, psd=None):
         simplex = self.domain.kind in ("simplex", "capped-simplex")
-        if simplex and self.shape == (R, d) and bound is not None and self._absmax.max() <= bound * (1 + 1e-9):
-            return  # the common case in one reduction: NaN/inf propagate through max and fail the comparison
+        if (simplex and self.shape == (R, d) and bound is not None and self._absmax.max() <= bound * (1 + 1e-9)
+                and self._signed(psd)):
+            return  # the common case in two reductions: NaN/inf propagate through max and fail the comparison
         if self.shape != (R, d) or not np.all(np.isfinite(self._absmax)):
             self._validate_common(where, R, d, [self.G])
         self._check_bound(where, bound, self._absmax if simplex else np.linalg.norm(self.G, axis=1))
+        if not self._signed(psd):
+            sign = 1.0 if psd else -1.0
+            r, i = np.unravel_index(int(np.argmin(sign * self.G)), self.G.shape)
+            raise LossError(f"{where}: loss entry ℓ[{i}] = {self.G[r, i]:.6g} in replicate {r} is "
+                            f"{'negative' if psd else 'positive'}, but the environment declares psd = {psd} (every "
+                            f"loss entry {'≥' if psd else '≤'} 0, which bounds such as Exp3's assume); shift or clip "
+                            "the losses, or declare psd = None (no sign)")
+
+    def _signed(self, psd) -> bool:
+        """Every entry has the declared sign: ≥ 0 for psd = True, ≤ 0 for psd = False, anything for None."""
+        if psd is None:
+            return True
+        return bool(self.G.min() >= 0) if psd else bool(self.G.max() <= 0)
 
     def mixed_value(self, mixed):
         return np.vecdot(self.G, mixed)     # ⟨g_r, x_r⟩ per replicate (called every round: no wrappers)

@@ -4,7 +4,10 @@ import pytest
 
 import onlinelab as ol
 from onlinelab import config as C
+from onlinelab.blocks import LossBlock
+from onlinelab.environments.arms import AdversarialArms
 from onlinelab.errors import ConfigError, ConfigTypeError, LossError, OnlinelabError, UnknownNameError
+from onlinelab.vector_losses import LinearLoss
 
 
 def _cfg(**run):
@@ -123,6 +126,40 @@ def test_loss_of_the_wrong_sign():
     bad = lambda R, d: ol.FactoredLoss(np.full((R, d), 0.5), coef=-1.0)  # noqa: E731
     with pytest.raises(LossError, match=r"round 5: the environment declares positive semi-definite losses"):
         ol.simulate(_emitting(_at_round(5, bad), psd=True), [ol.make_learner("meg")], T=10)
+
+
+class _NegativeArm(AdversarialArms):
+    """Arm 2 of replicate 1 costs −0.5 in round ``bad_round`` (psd = True declares every loss ≥ 0)."""
+
+    bad_round = 37
+
+    def _negative(self, G, t):
+        if t == self.bad_round:
+            G[1, 2] = -0.5
+        return G
+
+    def emit(self, t, history):
+        loss = super().emit(t, history)
+        return LinearLoss(self._negative(loss.G.copy(), t), loss.domain)
+
+    def emit_block(self, t, n):
+        rows = np.stack([self._negative(loss.G.copy(), t + i) for i, loss in enumerate(super().emit_block(t, n).rounds)])
+        return LossBlock.of_rows(LinearLoss, rows, domain=self._simplex)
+
+
+@pytest.mark.parametrize("blocks", [True, False])
+def test_a_vector_loss_of_the_wrong_sign_names_round_replicate_and_entry(blocks):
+    env = _NegativeArm(d=4) if blocks else type("PerRound", (_NegativeArm,), {"emit_block": ol.Environment.emit_block})(d=4)
+    with pytest.raises(LossError, match=r"round 37: loss entry ℓ\[2\] = -0\.5 in replicate 1 is negative, but the "
+                                        r"environment declares psd = True .* or declare psd = None"):
+        ol.simulate(env, [ol.make_learner("exp3")], T=50, replicates=2)
+    undeclared = type("Unsigned", (_NegativeArm,), {"psd": None})(d=4)
+    ol.simulate(undeclared, [ol.make_learner("ftrl")], T=50, replicates=2)    # no declared sign: accepted
+
+
+def test_a_non_finite_parameter_suggests_a_finite_one():
+    with pytest.raises(ConfigError, match=r"gamma must be finite, got nan; pass an ordinary number, e\.g\. gamma = 0\.1"):
+        ol.make_learner("exp3-auer", gamma=float("nan"))
 
 
 def test_errors_share_one_hierarchy_and_builtin_bases():
