@@ -5,7 +5,8 @@ K arms, losses ℓ_t ∈ [0, 1]^K, the learner draws I_t ~ p_t and sees only ℓ
 learner here is a *wrapper*: it keeps the state of an existing full-information learner
 (:mod:`onlinelab.learners.mirror_descent`), mixes in exploration, samples the arm, and hands
 the inner learner the unbiased estimate ℓ̂_t(i) = ℓ_t(i)·1{I_t = i}/p_t(i) as an ordinary
-linear loss.  No update rule is written twice.
+linear loss (its gradient, through the inner learner's ``update_gradient``).  No update rule is
+written twice.
 
 * ``exp3``       — FTRL with the entropy (Hedge) on ℓ̂: p_t ∝ exp(−η Σ_{s<t} ℓ̂_s), no exploration;
   η = √(2 ln K/(KT)) by default; E regret ≤ ln K/η + ηKT/2 [std].
@@ -39,10 +40,9 @@ from .. import validation as v
 from ..base import Learner
 from ..bounds import Bound
 from ..errors import ConfigError, DomainError
-from ..protocol import Context, Feedback, Play
+from ..protocol import Context, Play
 from ..registry import register_learner
 from ..rng import categorical_from
-from ..vector_losses import LinearLoss
 from .mirror_descent import FTRL, OMD
 
 
@@ -113,8 +113,7 @@ class BanditSimplex(Learner):
 
     def update(self, state: BanditState, play: Play, feedback, rng) -> BanditState:
         est = self._estimate(play.info["p"], play.info["arm"], feedback.value, play.action)
-        loss = LinearLoss.trusted(est, state.inner.dom)
-        inner = self._base.update(state.inner, play.info["inner"], Feedback("full", loss=loss), rng)
+        inner = self._base.update_gradient(state.inner, play.info["inner"], est)   # ℓ̂ as a linear loss: its gradient
         return BanditState(inner, state.K, state.gamma)
 
 
@@ -138,7 +137,7 @@ class BanditSimplex(Learner):
         rows = np.arange(R)
         plays, realized = np.empty((n, R, K)), np.empty((n, R))
         uniforms = rng.random(n).T.copy()                       # (n, R): round i's uniform per replicate
-        base, inner, dom = self._base, state.inner, state.inner.dom
+        base, inner = self._base, state.inner
         for i in range(n):
             inner_play = base.act(inner, rng)
             p = plays[i]
@@ -150,8 +149,7 @@ class BanditSimplex(Learner):
             arm = categorical_from(p, uniforms[i])
             onehot = one_hot(arm, K)
             value = realized[i] = losses[i, rows, arm]          # ℓ_t(I_t) = ⟨ℓ_t, e_{I_t}⟩
-            loss = LinearLoss.trusted(self._estimate(p, arm, value, onehot), dom)
-            inner = base.update(inner, inner_play, Feedback("full", loss=loss), rng)
+            inner = base.update_gradient(inner, inner_play, self._estimate(p, arm, value, onehot))
         return BanditState(inner, K, gamma), plays.reshape(n * R, K), realized
 
 

@@ -80,7 +80,12 @@ class _Mirror(OCOLearner):
         return g if state.acc is None else state.acc + g
 
     def update(self, state: OCOState, play: Play, feedback, rng) -> OCOState:
-        raw = linear_term(feedback.loss, play.mixed, self.name)
+        return self.update_gradient(state, play, linear_term(feedback.loss, play.mixed, self.name))
+
+    def update_gradient(self, state: OCOState, play: Play, raw) -> OCOState:
+        """:meth:`update` once the round's gradient at the play, ``raw``, is known: a wrapper that builds its own
+        linear loss (the bandit estimates of :mod:`onlinelab.learners.bandit_simplex`) hands over its gradient
+        here, without wrapping it in a loss and a feedback only for :meth:`update` to unwrap them."""
         a = self.alpha(state.t + 1)
         g = raw if a == 1.0 else a * raw
         return OCOState(self._next_point(state, play, g), self._acc(state, g), raw, state.t + 1, state.scale,
