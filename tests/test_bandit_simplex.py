@@ -176,6 +176,24 @@ def test_delay_copies_equal_independent_copies_and_ignore_delays_up_to_tau():
     assert bounds.loc["delay-copies(omd-regret)", "holds"] and not bounds.loc["delay-copies(omd-regret)", "violated"]
 
 
+def test_delay_copies_tune_each_copy_for_the_rounds_it_plays():
+    """A tuned base (η ∝ 1/√T) in the reduction is tuned for ⌈T/(τ + 1)⌉ rounds, the most one copy plays: the run
+    equals, bit for bit, the reduction over a base given that step explicitly, and the summed bound holds."""
+    env = ol.make_environment("quadratic-ball", d=3)
+    tau, T = 3, 201                                          # ⌈201/4⌉ = 51
+    ctx = ol.Context(d=3, T=T, replicates=2, loss_bound=env.loss_bound, domain="ball")
+    own = ol.make_learner("omd").resolved_params(ol.Context(d=3, T=51, replicates=2, loss_bound=env.loss_bound,
+                                                            domain="ball"))["gamma"]
+    tuned = ol.make_learner("delay-copies", base="omd", tau=tau)
+    assert tuned.resolved_params(ctx)["base_resolved"]["gamma"] == own
+    explicit = ol.make_learner("delay-copies", base="omd", base_params={"gamma": own}, tau=tau)
+    runs = [ol.simulate(env, [lrn], T=T, replicates=2, seed=4, delay=3, checkpoints=5) for lrn in (tuned, explicit)]
+    a, b = (r.metrics[r.metrics.metric == "cumulative_loss"].value.to_numpy() for r in runs)
+    np.testing.assert_array_equal(a, b)
+    bounds = runs[0].bounds().set_index("bound")
+    assert bounds.loc["delay-copies(omd-regret)", "holds"] and not bounds.loc["delay-copies(omd-regret)", "violated"]
+
+
 @pytest.mark.parametrize("gamma", [0, -0.1, 1.5, float("nan")])
 def test_gamma_outside_unit_interval(gamma):
     with pytest.raises(ConfigError, match="gamma must"):

@@ -7,7 +7,9 @@ sum of the copies' regrets: (τ + 1)·R_base(T/(τ + 1)) for a base bound concav
 
 Bounds: every pointwise base bound that is affine in the loss statistics with a constant part c₀
 (the FTRL/OMD form c₀ + a·Σ stat) becomes c₀·(τ + 1) + a·Σ stat — the sum of the copies' bounds,
-exactly — with the assumption "every d_t ≤ τ" (checked against the run's delays).
+exactly — with the assumption "every d_t ≤ τ" (checked against the run's delays).  Each copy is
+told the horizon ⌈T/(τ + 1)⌉ it plays, so a tuned base step (η ∝ 1/√T) suits its own rounds, as
+the reduction's (τ + 1)·R_base(T/(τ + 1)) assumes.
 
 The round counter lives in the state; ``act`` advances it (a mutable one-element array), because
 the protocol gives ``act`` no round number and the copy must be chosen when playing.
@@ -20,6 +22,7 @@ True
 """
 from __future__ import annotations
 
+import dataclasses
 from typing import NamedTuple
 
 import numpy as np
@@ -89,7 +92,13 @@ class DelayCopies(Learner):
     def max_delay_tolerated(self) -> int:
         return self.tau
 
+    def copy_context(self, ctx):
+        """What each copy is told: every other field of ``ctx``, and the horizon ⌈T/(τ + 1)⌉ — the most rounds
+        one copy plays — so that a base that tunes its step for its horizon tunes it for the rounds it sees."""
+        return dataclasses.replace(ctx, T=-(-ctx.T // (self.tau + 1)))
+
     def init(self, ctx, rng) -> CopiesState:
+        ctx = self.copy_context(ctx)
         return CopiesState(tuple(self._base.init(ctx, rng) for _ in range(self.tau + 1)), np.zeros(1, dtype=int))
 
     def act(self, state: CopiesState, rng) -> Play:
@@ -105,11 +114,11 @@ class DelayCopies(Learner):
         return CopiesState(tuple(copies), state.clock)
 
     def resolved_params(self, ctx) -> dict:
-        return {**self.get_params(), "base_resolved": self._base.resolved_params(ctx)}
+        return {**self.get_params(), "base_resolved": self._base.resolved_params(self.copy_context(ctx))}
 
     def bounds(self, ctx) -> list:
         out = []
-        for b in self._base.bounds(ctx):
+        for b in self._base.bounds(self.copy_context(ctx)):
             c0 = constant_part(b) if b.pointwise else None
             if c0 is None:
                 continue
