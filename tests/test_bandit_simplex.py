@@ -194,6 +194,24 @@ def test_delay_copies_tune_each_copy_for_the_rounds_it_plays():
     assert bounds.loc["delay-copies(omd-regret)", "holds"] and not bounds.loc["delay-copies(omd-regret)", "violated"]
 
 
+def test_delay_copies_of_exp3_carry_the_summed_expected_regret_bound():
+    """Exp3's bound ln K/η + ηKt/2 summed over τ + 1 copies tuned for ⌈T/(τ + 1)⌉ rounds: (τ + 1) ln K/η' + η'KT/2
+    with η' = √(2 ln K/(K⌈T/(τ + 1)⌉)), computed here by hand; Auer et al.'s bound reads G_max (the comparator),
+    which the copies do not share, so it is not carried."""
+    K, tau, T = 10, 2, 300
+    for base in ("exp3", "exp3-auer"):
+        lrn = ol.make_learner("delay-copies", base=base, tau=tau)
+        res = ol.simulate("bernoulli-arms", [lrn], T=T, replicates=3, seed=0, delay=2, checkpoints=[T])
+        bounds = res.bounds().set_index("bound")
+        if base == "exp3-auer":
+            assert not any(name.startswith("delay-copies") for name in bounds.index)
+            continue
+        eta = np.sqrt(2 * np.log(K) / (K * 100))
+        row = bounds.loc["delay-copies(exp3-regret)"]
+        assert row.final_bound == pytest.approx((tau + 1) * np.log(K) / eta + eta * K * T / 2, rel=1e-12)
+        assert row.holds
+
+
 @pytest.mark.parametrize("gamma", [0, -0.1, 1.5, float("nan")])
 def test_gamma_outside_unit_interval(gamma):
     with pytest.raises(ConfigError, match="gamma must"):

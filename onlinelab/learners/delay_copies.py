@@ -5,9 +5,12 @@ every delay is at most τ, copy j has its feedback before its next turn, so each
 ordinary undelayed protocol on its own subsequence of rounds, and the total regret is at most the
 sum of the copies' regrets: (τ + 1)·R_base(T/(τ + 1)) for a base bound concave in T [paper].
 
-Bounds: every pointwise base bound that is affine in the loss statistics with a constant part c₀
-(the FTRL/OMD form c₀ + a·Σ stat) becomes c₀·(τ + 1) + a·Σ stat — the sum of the copies' bounds,
-exactly — with the assumption "every d_t ≤ τ" (checked against the run's delays).  Each copy is
+Bounds: every base bound of the form c₀ + b·t + a·Σ stat, with no dependence on the comparator
+(FTRL/OMD's pointwise bounds, Exp3's expected-regret bound ln K/η + ηKt/2), becomes
+c₀·(τ + 1) + b·t + a·Σ stat — the sum of the copies' bounds, exactly, since the copies' rounds and
+statistics add up to the run's — with the assumption "every d_t ≤ τ" (checked against the run's
+delays).  A bound that reads the comparator (Exp3 of Auer et al.'s G_max) is not carried over: the
+copies' comparators do not add up to the run's.  Each copy is
 told the horizon ⌈T/(τ + 1)⌉ it plays, so a tuned base step (η ∝ 1/√T) suits its own rounds, as
 the reduction's (τ + 1)·R_base(T/(τ + 1)) assumes.
 
@@ -41,20 +44,29 @@ class CopiesState(NamedTuple):
 
 
 def constant_part(bound: Bound) -> float | None:
-    """c₀ if ``bound.curve`` is c₀ + a·(statistics) with no dependence on t; None otherwise."""
-    t = np.array([10, 1000])
+    """c₀ if ``bound.curve`` is c₀ + b·t + a·(statistics), with no other dependence on t and none on the
+    comparator (then the copies' bounds add up to the curve plus τ·c₀); None otherwise.
 
-    def at(a):
-        one = np.full((1, 2), float(a))
-        return np.asarray(bound.curve(LossStats(t, one, spec_sq=one, fro_sq=one, energy=one)), dtype=float)
+    Checked on a few points: affine in t (equal steps give equal differences), affine in the statistics
+    (all set to one value a), no t·a cross term, and unchanged when only the comparator moves.
+    """
+    def at(t, a, c=0.0):
+        one, ts = np.full((1, 1), float(a)), np.array([float(t)])
+        return float(np.asarray(bound.curve(LossStats(ts, np.full((1, 1), float(c)), spec_sq=one, fro_sq=one,
+                                                      energy=one)), dtype=float).ravel()[0])
     try:
-        c0, c1, c2 = at(0.0), at(1.0), at(2.0)
-    except (AttributeError, KeyError, TypeError, ValueError):
+        f = {(t, a): at(t, a) for t in (10, 1000, 1990) for a in (0.0, 1.0, 2.0)}
+        moved = at(1000, 1.0, c=7.0)
+    except (AttributeError, KeyError, TypeError, ValueError, IndexError):
         return None
-    flat = np.broadcast_to(c0, (1, 2))
-    if np.allclose(c2 - c1, c1 - c0, rtol=1e-12, atol=1e-12) and np.allclose(flat[0, 0], flat[0, 1], rtol=1e-12):
-        return float(flat[0, 0])
-    return None
+    close = lambda x, y: bool(np.isclose(x, y, rtol=1e-12, atol=1e-12))  # noqa: E731
+    affine = (close(f[1990, 0.0] - f[1000, 0.0], f[1000, 0.0] - f[10, 0.0])
+              and close(f[10, 2.0] - f[10, 1.0], f[10, 1.0] - f[10, 0.0])
+              and close(f[1000, 1.0] - f[1000, 0.0], f[10, 1.0] - f[10, 0.0])
+              and close(moved, f[1000, 1.0]))
+    if not affine or not all(np.isfinite(v) for v in f.values()):
+        return None
+    return f[10, 0.0] - 10 * (f[1000, 0.0] - f[10, 0.0]) / 990
 
 
 @register_learner("delay-copies")
@@ -119,11 +131,11 @@ class DelayCopies(Learner):
     def bounds(self, ctx) -> list:
         out = []
         for b in self._base.bounds(self.copy_context(ctx)):
-            c0 = constant_part(b) if b.pointwise else None
+            c0 = constant_part(b)
             if c0 is None:
                 continue
             extra = self.tau * c0
             out.append(Bound(f"delay-copies({b.name})", f"{b.ref}; Joulani et al. reduction, theory §8",
                              f"sum over {self.tau + 1} copies of: {b.formula}", dict(b.assumptions),
-                             lambda s, b=b, extra=extra: b.curve(s) + extra, pointwise=True))
+                             lambda s, b=b, extra=extra: b.curve(s) + extra, pointwise=b.pointwise))
         return out
