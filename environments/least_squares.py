@@ -23,10 +23,31 @@ from onlinelab.errors import LossError
 
 
 class LeastSquaresLoss:
-    """``e(w) = ‖B w − y‖²/(2m)`` per replicate; B (m, d) shared, y (R, m).  Mixed strategies are points w (R, d)."""
+    """``e(w) = ‖B w − y‖²/(2M)`` per replicate; B (M, d) shared, y (R, M).  Mixed strategies are points w (R, d).
 
-    def __init__(self, B: np.ndarray, y: np.ndarray):
-        self.B, self.y = B, y
+    A round's loss has M = m rows and is one sample (one noisy target vector y_t).  :meth:`joined` stacks n
+    samples' rows, M = n·m: ``‖B_cat w − y_cat‖²/(2nm) = (1/n) Σ_t e_t(w)``, the mean loss of a mini-batch —
+    what an arrivals queue hands a learner that takes it whole (theory §8, :mod:`onlinelab.arrivals`).
+
+    Parameters
+    ----------
+    B : numpy.ndarray
+        The design, (M, d).
+    y : numpy.ndarray
+        The targets, (R, M).
+    n_samples : int, default 1
+        How many target vectors of the stream the rows hold (the stacked rounds of a joined loss).
+    """
+
+    def __init__(self, B: np.ndarray, y: np.ndarray, n_samples: int = 1):
+        self.B, self.y, self.n_samples = B, y, n_samples
+
+    @classmethod
+    def joined(cls, losses) -> "LeastSquaresLoss":
+        """The sample-weighted mean of ``losses``: their rows stacked (each loss divides by its own row count, the
+        stack by the total, so loss i weighs b_i/N with b_i = n_samples — rows per sample are m for all)."""
+        return cls(np.concatenate([loss.B for loss in losses]), np.concatenate([loss.y for loss in losses], axis=1),
+                   sum(loss.n_samples for loss in losses))
 
     @property
     def shape(self):
@@ -126,6 +147,9 @@ class LeastSquaresStream(ol.Environment):
             return {}
         dist0 = float(np.sum(self.w_star ** 2))  # learners start at w⁰ = 0
         s1, s2 = state.tau_sum, state.tau_sq_sum
+        if s1 == 0:   # no step yet (under arrivals, a checkpoint before the first update ends): nothing is bounded
+            inf = np.full(self.replicates, np.inf)
+            return {"suboptimality": self.excess(learner.averaged(state)), "sgd_bound": inf, "sgd_bound_printed": inf}
         return {"suboptimality": self.excess(learner.averaged(state)),
                 "sgd_bound": np.full(self.replicates, dist0 / (2 * s1) + self.grad_variance * s2 / s1),
                 "sgd_bound_printed": np.full(self.replicates, dist0 / (2 * s1) + self.grad_variance * s2 / (2 * s1))}

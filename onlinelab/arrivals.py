@@ -20,6 +20,16 @@ accuracy metrics (``sin2_theta``, ``explained_variance``, …), ``queue_length``
 ``staleness`` (mean age of the samples at the update that used them), ``samples_processed``,
 ``dropped`` and ``utilisation`` (busy time / time).
 
+Any oblivious environment and learner may be served one arrival per call.  Serving several as one
+block needs the loss type to say how: a *per-sample* loss has ``n_samples`` (what service time
+counts; a loss without it is one sample) and a classmethod ``joined(losses)``, the sample-weighted
+mean ``Σ_i (b_i/N) L_i`` — the stream's samples as one mini-batch.  The streams' losses have both
+(:class:`~onlinelab.FactoredLoss` and its sample and projection losses, :class:`~onlinelab.data_losses.DataLoss`,
+the least-squares stream's loss); for any other a server that takes whole queues is a
+:class:`~onlinelab.errors.ConfigError` at the first arrival, which says to use ``take="one"``.  The
+server hands the learner the feedback its kind asks for (:func:`onlinelab.slot.feedback_for`): the
+block's loss, or for a first-order learner such as ``sgd`` its gradient at the play.
+
 >>> import onlinelab as ol
 >>> env = ol.make_environment("spiked-stream", d=6, k=1)
 >>> res = ol.simulate(env, [ol.make_learner("oja", qr="block")], T=200, replicates=2,
@@ -29,13 +39,12 @@ accuracy metrics (``sin2_theta``, ``explained_variance``, …), ``queue_length``
 """
 from __future__ import annotations
 
-import numpy as np
-
 from . import validation as v
 from .base import _Params
 from .errors import ConfigError, ConfigTypeError
 from .protocol import Feedback
 from .rng import BatchRNG
+from .slot import feedback_for
 
 TAKES = ("auto", "queue", "one")
 
@@ -115,6 +124,9 @@ class Arrivals(_Params):
             k += 1
             loss = env.emit(k, None)
             validate(loss, k)
+            if k == 1:
+                for server in servers:
+                    server.check_joinable(loss)
             tracker.add(loss)
             for server in servers:
                 server.receive(loss)
@@ -127,7 +139,7 @@ class _Server:
         self.slot, self.sim, self.T = slot, sim, T
         self.s = arrivals._for("service", slot.label)
         self.s0 = arrivals._for("overhead", slot.label)
-        self.whole = arrivals.takes_queue(slot.learner)
+        self.take, self.whole = arrivals.take, arrivals.takes_queue(slot.learner)
         self.max_queue = arrivals.max_queue
         self.queue: list = []
         self.wakeup = None
@@ -146,8 +158,19 @@ class _Server:
         if self.wakeup is not None and not self.wakeup.triggered:
             self.wakeup.succeed()
 
+    def check_joinable(self, loss) -> None:
+        """A server that takes whole queues needs a loss type that joins (see the module docstring)."""
+        if self.whole and not callable(getattr(type(loss), "joined", None)):
+            slot = self.slot
+            raise ConfigError(
+                f"arrivals.take = {self.take!r} makes learner {slot.label!r} take the whole queue as one block, but environment "
+                f"{slot.env_label!r} emits {type(loss).__name__}, which cannot be joined into one block (it has no "
+                "joined(losses) method; onlinelab.FactoredLoss, DataLoss and the least-squares stream's loss have one); "
+                "use take = 'one' (one arrival per update), or a stream such as 'spiked-stream', "
+                "'least-squares-stream' or 'logistic-data'")
+
     def queued_samples(self) -> int:
-        return sum(loss.factors.shape[2] for _, loss in self.queue)
+        return sum(samples_in(loss) for _, loss in self.queue)
 
     def run(self):
         slot = self.slot
@@ -157,24 +180,29 @@ class _Server:
                 yield self.wakeup
             batch = self.queue if self.whole else self.queue[:1]
             self.queue = [] if self.whole else self.queue[1:]
-            X = np.concatenate([loss.factors for _, loss in batch], axis=2)
-            n = X.shape[2]
+            n = sum(samples_in(loss) for _, loss in batch)
             duration = self.s0 + self.s * n
             if self.sim.now + duration > self.T:   # would finish after the horizon: the run ends first
                 return
             play = slot.learner.act(slot.state, slot.rng)
             yield self.sim.timeout(duration)
-            block = type(batch[0][1])(X, k=batch[0][1].k) if len(batch) > 1 else batch[0][1]
-            slot.deliver(play, Feedback("full", loss=block))
+            block = batch[0][1] if len(batch) == 1 else type(batch[0][1]).joined([loss for _, loss in batch])
+            slot.deliver(play, Feedback("full", loss=block) if slot.kind == "full"
+                         else feedback_for(slot.kind, block, play)[0])
             self.busy += duration
             self.processed += n
-            self.age_sum += sum((self.sim.now - t) * loss.factors.shape[2] for t, loss in batch)
+            self.age_sum += sum((self.sim.now - t) * samples_in(loss) for t, loss in batch)
 
     def metrics(self) -> dict:
         now = max(self.sim.now, 1e-300)
         return {"queue_length": float(self.queued_samples()), "samples_processed": self.processed,
                 "dropped": self.dropped, "utilisation": self.busy / now,
                 "staleness": self.age_sum / self.processed if self.processed else float("nan")}
+
+
+def samples_in(loss) -> int:
+    """The samples a queued loss carries (its ``n_samples``; one for a loss type that does not say)."""
+    return int(getattr(loss, "n_samples", 1))
 
 
 def _checkpoints(sim, ckpts, trackers, servers, durable=None, env_label=""):

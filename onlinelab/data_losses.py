@@ -78,6 +78,23 @@ class DataLoss(VectorLoss):
     def shape(self):
         return self.idx.shape[0], self.risk.n
 
+    @property
+    def n_samples(self) -> int:
+        """b, the mini-batch size: what an arrivals server's service time counts (theory §8)."""
+        return self.idx.shape[1]
+
+    @classmethod
+    def joined(cls, losses) -> "DataLoss":
+        """The sample-weighted mean ``Σ_i (b_i/N) ℓ_i`` of queued mini-batch losses (same data, λ and domain): the
+        regularised risk of their samples as one mini-batch of N = Σ b_i — the block an arrivals queue hands a
+        learner that takes it whole (theory §8, :mod:`onlinelab.arrivals`)."""
+        first = losses[0]
+        for loss in losses[1:]:
+            if loss.risk is not first.risk or loss.lam != first.lam or loss.domain != first.domain:
+                raise LossError("DataLoss.joined needs mini-batches of one data set, λ and domain (one stream's "
+                                f"losses), got λ = {first.lam!r} and {loss.lam!r}; join one environment's losses only")
+        return cls(first.risk, np.concatenate([loss.idx for loss in losses], axis=1), first.lam, first.domain)
+
     def _rho(self):
         return np.full(self.idx.shape[0], self.lam)
 

@@ -237,6 +237,27 @@ class FactoredLoss(MatrixLoss):
     def shape(self):
         return self.factors.shape[0], self.factors.shape[1]
 
+    @property
+    def n_samples(self) -> int:
+        """Samples this loss carries, one per factor (a streamed block of b samples has b): what an
+        arrivals server's service time counts (theory §8, :mod:`onlinelab.arrivals`)."""
+        return self.factors.shape[2]
+
+    @classmethod
+    def joined(cls, losses) -> "FactoredLoss":
+        """The sample-weighted mean ``Σ_i (b_i/N) L_i`` of queued losses (b_i = ``n_samples``, N = Σ b_i): their
+        factors side by side, each one's coefficients scaled by b_i/N — the one block a block learner takes
+        from an arrivals queue (theory §8).  For streaming PCA's ``−(1/b_i) Σ_j x_j x_jᵀ`` that is
+        ``−(1/N) Σ`` over every queued sample; the type and settings (rank, k) are those of ``losses[0]``."""
+        N = sum(loss.n_samples for loss in losses)
+        X = np.concatenate([loss.factors for loss in losses], axis=2)
+        coef = np.concatenate([loss.coef * (loss.n_samples / N) for loss in losses])
+        return losses[0].with_factors(X, coef)
+
+    def with_factors(self, factors, coef) -> "FactoredLoss":
+        """A loss like this one (its type and its settings) on other factors and coefficients."""
+        return FactoredLoss(factors, coef)
+
     def dense(self):
         return (self.factors * self.coef) @ np.swapaxes(self.factors, 1, 2)
 

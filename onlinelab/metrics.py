@@ -98,6 +98,8 @@ class LossTracker:
             return None
         if self.mode == "truth":
             return self._truth.copy()
+        if self._comparator is None:   # no loss yet (a checkpoint before the first arrival, onlinelab.arrivals)
+            return np.zeros(self.R)
         if self._cached_t != self.rounds:
             self._cached, self._cached_t = self._comparator.value(), self.rounds
         return self._cached
@@ -107,7 +109,7 @@ class LossTracker:
             return None
         if self.mode == "truth":
             return float(self._truth.mean())
-        return self._comparator.pooled_value()
+        return 0.0 if self._comparator is None else self._comparator.pooled_value()
 
     def snapshot(self) -> None:
         """Remember the comparator and the sums at this checkpoint (for the bound curves)."""

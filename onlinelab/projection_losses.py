@@ -39,6 +39,9 @@ class ProjectionLoss(FactoredLoss):
         super().__init__(factors, coef)
         self.rank = check_rank(rank, self.shape[1], "rank")
 
+    def with_factors(self, factors, coef) -> "ProjectionLoss":
+        return ProjectionLoss(factors, coef, rank=self.rank)
+
     def action_value(self, action):
         """⟨U Uᵀ, L⟩ for a sampled frame (an EigenPlay with unit weights), or xᵀLx for a vector."""
         if isinstance(action, EigenPlay):

@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.linalg.blas import dsyrk as syrk
 
+from .errors import LossError
 from .losses import FactoredLoss
 from .streaming import check_rank
 from .topk import LowerSymmetric, block_size, top_k_sum
@@ -50,6 +51,15 @@ class SampleLoss(FactoredLoss):
     @property
     def samples(self) -> np.ndarray:
         return self.factors
+
+    def with_factors(self, factors, coef) -> "SampleLoss":
+        """The samples as a SampleLoss of this rank; its weights are −1/b again, which is what
+        :meth:`~onlinelab.FactoredLoss.joined` asks for (each −1/b_i scaled by b_i/N)."""
+        out = SampleLoss(factors, k=self.k)
+        if not np.allclose(coef, out.coef, rtol=1e-12, atol=0.0):
+            raise LossError(f"a SampleLoss weighs its {out.coef.size} samples −1/{out.coef.size} each, not {coef!r}; "
+                            "use onlinelab.FactoredLoss(factors, coef) for other weights")
+        return out
 
     def statistics(self) -> dict:
         """Per-round sums: ‖L‖₂², ‖L‖_F² and the mean energy (1/b)Σ‖x_j‖², without a d × d matrix.

@@ -21,19 +21,19 @@ def _arrival_times(seed, env, rate, T):
         out.append(now)
 
 
-def _plain_queue(arrivals, T, s, s0, whole, b):
-    """Single server: start when free and something waits; take all waiting (or one); finish s0 + s·n later."""
-    free, i, processed, age, busy = 0.0, 0, 0, 0.0, 0.0
-    waiting = []
-    events = list(arrivals)
+def _services(arrivals, T, s, s0, whole, b):
+    """Single server: start when free and something waits; take all waiting (or one); finish s0 + s·n later.
+    Returns the services that end by T, as (end time, indices of the arrivals served), and how many
+    arrivals were left waiting (or in a service still running at T)."""
+    free, i, waiting, out = 0.0, 0, [], []
     while True:
-        while i < len(events) and events[i] <= free:
-            waiting.append(events[i])
+        while i < len(arrivals) and arrivals[i] <= free:
+            waiting.append(i)
             i += 1
         if not waiting:
-            if i == len(events):
+            if i == len(arrivals):
                 break
-            free = events[i]
+            free = arrivals[i]
             continue
         batch = waiting if whole else waiting[:1]
         waiting = [] if whole else waiting[1:]
@@ -41,11 +41,16 @@ def _plain_queue(arrivals, T, s, s0, whole, b):
         if free + dur > T:   # in service at T (never finishes): not in the queue any more
             break
         free += dur
-        processed += b * len(batch)
-        busy += dur
-        age += sum(free - a for a in batch) * b
-    queued = (len(waiting) + len(events) - i) * b
-    return processed, age / processed, queued, busy / T
+        out.append((free, batch))
+    return out, len(waiting) + len(arrivals) - i
+
+
+def _plain_queue(arrivals, T, s, s0, whole, b):
+    services, left = _services(arrivals, T, s, s0, whole, b)
+    processed = b * sum(len(batch) for _, batch in services)
+    busy = sum(s0 + s * b * len(batch) for _, batch in services)
+    age = sum((end - arrivals[k]) * b for end, batch in services for k in batch)
+    return processed, age / processed, left * b, busy / T
 
 
 @pytest.mark.parametrize("take,rate,s,s0", [("queue", 1.5, 0.2, 1.0), ("one", 0.8, 0.9, 0.1), ("one", 2.0, 1.0, 0.0)])
@@ -129,3 +134,94 @@ def test_arrivals_errors_in_simulate():
         ol.simulate(env, [ol.make_learner("oja")], T=5, arrivals={"rate": 1.0}, delay=1)
     with pytest.raises(ConfigError, match="oblivious"):
         ol.simulate(ol.make_environment("top-direction", d=3), [ol.make_learner("meg")], T=5, arrivals={"rate": 1.0})
+
+
+def _sgd_by_hand(env, seed, R, T, rate, s, s0, whole, step, t0):
+    """SGD from w⁰ = 0 with τ_k = step/√(k + t₀) (k = 1, 2, … counts updates) on the least-squares stream, served by
+    the plain queue: arrival t costs e_t(w) = ‖Bw − y_t‖²/(2m) at the w in force when it arrives; a service of the
+    arrivals S ends with w ← w − τ_k (1/|S|) Σ_{t∈S} Bᵀ(Bw − y_t)/m.  Returns the cumulative loss, E(w̄) − E* of the
+    τ-weighted average w̄ = Σ τ_k w^k / Σ τ_k, and the block sizes served."""
+    times = _arrival_times(seed, env, rate, T)
+    e = env.clone()
+    e.reset(BatchRNG.from_seed(seed, "environment", label_of(env), R), T)
+    ys = [e.emit(k, None).y for k in range(1, len(times) + 1)]
+    B, m = env.B, env.m
+    services, _ = _services(times, T, s, s0, whole, 1)
+    w, wsum, tau_sum, cum, k = np.zeros((R, env.d)), np.zeros((R, env.d)), 0.0, np.zeros(R), 0
+    for i, arrived in enumerate(list(times) + [np.inf]):
+        while k < len(services) and services[k][0] < arrived:    # the updates that ended before this arrival
+            grad = sum((w @ B.T - ys[j]) @ B / m for j in services[k][1]) / len(services[k][1])
+            k += 1
+            tau = step / np.sqrt(k + t0)
+            w = w - tau * grad
+            wsum, tau_sum = wsum + tau * w, tau_sum + tau
+        if i < len(times):
+            r = w @ B.T - ys[i]
+            cum = cum + np.sum(r * r, axis=1) / (2 * m)
+    gap = (wsum / tau_sum - env.w_star) @ B.T
+    return cum, np.sum(gap * gap, axis=1) / (2 * m), [len(batch) for _, batch in services]
+
+
+@pytest.mark.parametrize("take,rate,s,s0", [("queue", 3.0, 0.4, 1.0), ("one", 0.8, 0.9, 0.2)])
+def test_sgd_on_least_squares_under_arrivals_equals_a_plain_loop(take, rate, s, s0):
+    """Least squares has no factors: the queue joins its losses (LeastSquaresLoss.joined, a mean) and the server
+    hands sgd, a first-order learner, the block's gradient at its play."""
+    T, R, seed, step, t0 = 150, 3, 4, 0.2, 1.0
+    env = ol.make_environment("least-squares-stream", d=4, m=12, noise=0.5)
+    res = ol.simulate(env, [ol.make_learner("sgd", step=step, schedule="inverse_sqrt", t0=t0)], T=T, replicates=R,
+                      seed=seed, checkpoints=[T], arrivals=Arrivals(rate=rate, service=s, overhead=s0, take=take))
+    cum, excess, sizes = _sgd_by_hand(env, seed, R, T, rate, s, s0, take == "queue", step, t0)
+    assert max(sizes) >= (3 if take == "queue" else 1) and min(sizes) == 1   # blocks of several arrivals were joined
+    assert res.final("samples_processed").iloc[0] == sum(sizes)
+    np.testing.assert_allclose(res.final("cumulative_loss").to_numpy(), cum, rtol=1e-12, atol=0)
+    np.testing.assert_allclose(res.final("suboptimality").to_numpy(), excess, rtol=1e-12, atol=0)
+
+
+def _parts():
+    """Queued losses of each joinable type, with different sample counts b_i, and a point to evaluate them at."""
+    from onlinelab.environments.least_squares import LeastSquaresLoss
+    from onlinelab.data_losses import DataLoss
+    from onlinelab.datasets import Margin, Risk, load_data
+    from onlinelab.domains import Box
+    from onlinelab.projection_losses import ProjectionLoss
+    from onlinelab.streaming_losses import SampleLoss
+    g = np.random.default_rng(7)
+    R, d = 2, 4
+    B = g.normal(size=(5, d))
+    risk = Risk(Margin("logistic"), *load_data())
+    box = Box(risk.n, -2, 2)
+    return [
+        ([SampleLoss(g.normal(size=(R, d, b)), k=2) for b in (1, 3, 2)], g.normal(size=(R, d, d))),
+        ([ol.FactoredLoss(g.normal(size=(R, d, b)), coef=g.normal(size=b)) for b in (2, 1)], g.normal(size=(R, d, d))),
+        ([ProjectionLoss(g.normal(size=(R, d, b)), rank=2) for b in (1, 2)], g.normal(size=(R, d, d))),
+        ([LeastSquaresLoss(B, g.normal(size=(R, 5))) for _ in range(3)], g.normal(size=(R, d))),
+        ([DataLoss(risk, g.integers(0, risk.N, size=(R, b)), 0.1, box) for b in (4, 1, 2)],
+         g.uniform(-1, 1, size=(R, risk.n))),
+    ]
+
+
+@pytest.mark.parametrize("case", range(5))
+def test_joined_loss_is_the_sample_weighted_mean(case):
+    """joined(losses) = Σ_i (b_i/N) L_i in value (and gradient), of the first loss's type; its samples add up."""
+    losses, x = _parts()[case]
+    joined = type(losses[0]).joined(losses)
+    b = np.array([loss.n_samples for loss in losses], dtype=float)
+    assert type(joined) is type(losses[0]) and joined.n_samples == b.sum()
+    want = sum(bi / b.sum() * loss.mixed_value(x) for bi, loss in zip(b, losses))
+    np.testing.assert_allclose(joined.mixed_value(x), want, rtol=1e-12, atol=1e-14)
+    if hasattr(joined, "gradient"):
+        want = sum(bi / b.sum() * loss.gradient(x) for bi, loss in zip(b, losses))
+        np.testing.assert_allclose(joined.gradient(x), want, rtol=1e-12, atol=1e-14)
+    for attr in ("k", "rank"):
+        assert getattr(joined, attr, None) == getattr(losses[0], attr, None)
+
+
+def test_a_loss_that_cannot_be_joined_is_a_clear_error():
+    """experts-stochastic emits LinearLoss (no joined): taking whole queues is a ConfigError naming the loss, the
+    environment and take = 'one'; served one arrival at a time the same run works."""
+    env = ol.make_environment("experts-stochastic", d=3)
+    with pytest.raises(ConfigError, match=r"take = 'queue' makes learner 'omd'.*'experts-stochastic\(d=3\)' emits "
+                                          r"LinearLoss.*use take = 'one'"):
+        ol.simulate(env, [ol.make_learner("omd")], T=30, arrivals=Arrivals(rate=2.0, service=0.3, take="queue"))
+    res = ol.simulate(env, [ol.make_learner("omd")], T=30, arrivals=Arrivals(rate=2.0, service=0.3, take="one"))
+    assert np.isfinite(res.final("regret")).all() and res.final("samples_processed").iloc[0] > 0
