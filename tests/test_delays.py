@@ -15,17 +15,23 @@ DELAY_METRICS = {"outstanding_feedback", "total_delay", "runtime_s"}
 
 
 def _table(res):
-    df = res.metrics[~res.metrics.metric.isin(DELAY_METRICS)]
+    """Every metric but those only a delayed run logs (its delay counters, runtime and the delayed bounds' curves)."""
+    extra = res.metrics.metric.isin(DELAY_METRICS) | res.metrics.metric.str.startswith("bound:delayed-")
+    df = res.metrics[~extra]
     return df.sort_values(["learner", "environment", "metric", "t", "replicate"]).reset_index(drop=True)
 
 
-CASES = [  # every feedback kind: full (ftrl, omd, meg), bandit (bandit PCA), first order (sgd), streams (oja)
+CASES = [  # every feedback kind: full (ftrl, omd, meg), bandit (bandit PCA, simplex bandits), first order (sgd), streams
     ("experts-stochastic", {}, [("ftrl", {"regularizer": "entropy"}), ("omd", {})]),
     ("spiked-covariance", {"d": 4}, [("logdet-omd", {"sampler": "dense"}), ("logdet-omd", {"sampler": "sparse"}),
                                     ("meg", {})]),
     ("top-direction", {"d": 4}, [("logdet-omd", {"sampler": "sparse"})]),
     ("least-squares-stream", {"d": 3}, [("sgd", {"step": 0.05})]),
     ("spiked-stream", {"d": 6, "k": 2, "block": 4}, [("oja", {"k": 2, "qr": "block"})]),
+] + [  # the simplex bandits (theory §8) on stochastic, oblivious-adversarial and adaptive arms
+    (arms, params, [("exp3", {}), ("exp3-auer", {"gamma": 0.1}), ("logbarrier-bandit", {})])
+    for arms, params in (("bernoulli-arms", {}), ("adversarial-arms", {"d": 4, "block": 20}),
+                         ("adaptive-arms", {"means": [0.2, 0.5, 0.8]}))
 ]
 
 
