@@ -5,6 +5,7 @@ import pandas as pd
 import pytest
 
 import onlinelab as ol
+from onlinelab.delay_bounds import delayed_ogd_value
 from onlinelab.delays import AdaptiveDelay, RandomDelay, ScheduleDelay, make_delay
 from onlinelab.domains import Ball
 from onlinelab.errors import ConfigError
@@ -80,8 +81,12 @@ def test_delayed_ogd_equals_a_plain_delayed_loop():
     np.testing.assert_allclose(got.reshape(T, R), ref, rtol=0, atol=1e-12)
 
 
-def test_delayed_ogd_bound_holds_on_random_instances():
-    """Linear losses on balls, random radii/G/η/delays: plain-loop regret ≤ R²/(2η) + ηG²(T/2 + D)."""
+def test_delayed_ogd_formula_holds_on_random_plain_loop_instances():
+    """The derived constant of the formula, not the library's run: a plain numpy loop of delayed projected gradient
+    descent (linear losses on balls, random radii/G/η/delays) against the library's formula
+    :func:`onlinelab.delay_bounds.delayed_ogd_value`, R²/(2η) + ηG²(T/2 + D).  Loose: a formula with the delay term
+    halved passes it too.  The bound a run reports is checked through ``ol.simulate`` in
+    tests/test_delayed_ogd_tight.py, on instances where it is nearly tight and a halved term fails."""
     rng = np.random.default_rng(11)
     worst = 0.0
     for _ in range(300):
@@ -103,13 +108,16 @@ def test_delayed_ogd_bound_holds_on_random_instances():
         S = g.sum(axis=0)
         regret = loss + radius * np.linalg.norm(S)       # min_{‖u‖≤R} ⟨S, u⟩ = −R‖S‖
         D = np.minimum(d, T - 1 - np.arange(T)).sum()
-        bound = radius ** 2 / (2 * eta) + eta * G ** 2 * (T / 2 + D)
+        bound = delayed_ogd_value(radius, G, eta, T, D)
         worst = max(worst, regret / bound)
     assert worst <= 1.0 + 1e-12, worst
 
 
 @pytest.mark.parametrize("pattern", ["burst", "growing", "all-at-end", "random"])
-def test_delayed_ogd_bound_holds_through_simulate(pattern):
+def test_delayed_ogd_bound_bookkeeping_through_simulate(pattern):
+    """What a delayed run reports: D_T, the delayed-ogd curve's closed form, the undelayed bound switched off.  On
+    quadratic-ball the regret is 0.03–0.6% of the final bound (≤ 5% at any checkpoint), so ``regret ≤ bound`` here has no teeth; that check is made
+    where the bound is nearly tight, on sign-chaser (tests/test_delayed_ogd_tight.py)."""
     T = 120
     rng = np.random.default_rng(3)
     delays = {"burst": [(9 - (t % 10)) for t in range(T)], "growing": [t // 2 for t in range(T)],
