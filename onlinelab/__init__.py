@@ -8,6 +8,7 @@
 (2, 2)
 """
 from . import errors
+from .arrivals import Arrivals
 from .base import Environment, Learner
 from .losses import DenseLoss, FactoredLoss, MatrixLoss
 from .protocol import Context, EigenPlay, Feedback, HistoryView, Play
@@ -21,7 +22,7 @@ from .sweeps import SweepResult, sweep
 __version__ = "0.1.0"
 
 __all__ = [
-    "Context", "DenseLoss", "EigenPlay", "Environment", "FactoredLoss", "Feedback", "HistoryView", "Learner",
+    "Arrivals", "Context", "DenseLoss", "EigenPlay", "Environment", "FactoredLoss", "Feedback", "HistoryView", "Learner",
     "MatrixLoss", "Play", "Result", "environment_names", "errors", "learner_names", "load_run", "make_environment",
     "make_learner", "register_environment", "register_learner", "simulate", "sweep", "SweepResult", "__version__",
 ]
