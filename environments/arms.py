@@ -9,6 +9,8 @@
 * ``sign-chaser``      — adaptive linear losses on the unit ball for delayed OGD (see the class).
 * ``adaptive-arms``    — adaptive: the arm the learner currently favours (largest p_t(i)) costs 1,
   the others are Bernoulli(``means``) as above; it sees p_t, never the sampled arm.
+* ``split-chaser``     — adaptive, the bandit analogue of ``sign-chaser``: of two groups of arms the
+  one holding more of p_t costs 1 per arm, the other 0; it punishes late feedback (delayed Exp3).
 
 The arms environments declare ``domain = "simplex"``, ``psd = True`` (every loss ≥ 0) and ``loss_bound = 1``, so the
 bandit bounds' assumption ℓ_t ∈ [0, 1]^K is declared and checked every round.
@@ -158,6 +160,56 @@ class AdaptiveArms(_Arms):
         loss = (self.uniforms() >= self._mu).astype(float)
         p = np.asarray(history.mixed)
         loss[np.arange(p.shape[0]), np.argmax(p, axis=1)] = 1.0
+        return LinearLoss(loss, self._simplex)
+
+
+@ol.register_environment("split-chaser")
+class SplitChaser(_Arms):
+    """Adaptive arms that punish late feedback: of two groups of arms the heavier under p_t costs 1, the other 0.
+
+    The arms split into A = {0, …, ``split`` − 1} and B = the rest.  Every arm of the group holding more
+    of p_t (A on a tie) has loss 1, every arm of the other group loss 0, so the learner pays
+    ⟨p_t, ℓ_t⟩ = max(p_t(A), p_t(B)) = 1/2 + |p_t(A) − p_t(B)|/2 and the best arm in hindsight about
+    half the rounds (arms of one group share their losses).  It is the bandit analogue of
+    ``sign-chaser`` (theory §8.2): the losses push p_t(A) − p_t(B) back to 0, and an Exp3 that hears
+    of them d rounds late keeps moving the same way for d rounds after each crossing, so its
+    log-odds ln(p(A)/p(B)) swing by about ±ηd and the delay costs it a share of the η·D term of its
+    bound.  Splitting the arms into two groups (rather than punishing only the favourite arm, as
+    ``adaptive-arms`` does) makes each swing move half the mass, not 1/K of it.  The losses are a
+    deterministic function of p_t, so the seed acts only through the learner's draws.
+
+    Parameters
+    ----------
+    d : int
+        Number of arms K ≥ 2.
+    split : int or None
+        Size of group A, 1 ≤ split ≤ K − 1; None takes K // 2.
+
+    >>> env = SplitChaser(d=4)
+    >>> env.reset(ol.rng.BatchRNG.from_seed(0, "environment", "demo", replicates=1), T=1)
+    >>> env.emit(1, ol.HistoryView(1, np.array([[0.1, 0.2, 0.3, 0.4]]), [], [])).G.tolist()
+    [[0.0, 0.0, 1.0, 1.0]]
+    """
+
+    adaptive = True
+    history_window = 0   # reads only p_t
+
+    def __init__(self, d: int = 10, split: int | None = None):
+        super().__init__(d=d)
+        if split is not None:
+            split = v.integer("split", split, minimum=1)
+            if split > self.d - 1:
+                raise ConfigError(f"split = {split} leaves no arm in the second group of d = {self.d} arms; "
+                                  f"choose 1 <= split <= {self.d - 1} (or split = None for d // 2)")
+        self.split = split
+        self._a = self.d // 2 if split is None else split
+
+    def emit(self, t, history):
+        p = np.asarray(history.mixed)
+        a_heavier = p[:, :self._a].sum(axis=1) >= p[:, self._a:].sum(axis=1)
+        loss = np.zeros_like(p)
+        loss[a_heavier, :self._a] = 1.0
+        loss[~a_heavier, self._a:] = 1.0
         return LinearLoss(loss, self._simplex)
 
 

@@ -17,7 +17,8 @@ def _builtin(names, cls_of):
 
 
 DETERMINISTIC = {"ftl-alternating",   # a fixed sequence by definition: its losses may ignore the seed
-                 "sign-chaser"}       # a deterministic function of the learner's play
+                 "sign-chaser",       # a deterministic function of the learner's play
+                 "split-chaser"}      # likewise (its reference learner, Hedge, draws nothing)
 # Bernoulli arms' best cumulative loss is a small integer that two seeds often share for a dozen rounds
 ROUNDS = {"bernoulli-arms": 30}
 
