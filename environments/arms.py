@@ -185,6 +185,8 @@ class SplitChaser(_Arms):
     split : int or None
         Size of group A, 1 ≤ split ≤ K − 1; None takes K // 2.
 
+    Examples
+    --------
     >>> env = SplitChaser(d=4)
     >>> env.reset(ol.rng.BatchRNG.from_seed(0, "environment", "demo", replicates=1), T=1)
     >>> env.emit(1, ol.HistoryView(1, np.array([[0.1, 0.2, 0.3, 0.4]]), [], [])).G.tolist()
