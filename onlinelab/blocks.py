@@ -46,11 +46,15 @@ class LossBlock:
         plays the block whole never needs them)."""
         if self._rounds is None:
             flat, R, kw = self._lazy
-            make = type(self.stacked)
+            make = type(self.stacked)   # (the class itself is not kept: a checkpoint stores data, not classes)
             if flat.dtype == np.float64 and hasattr(make, "trusted"):
                 make = make.trusted      # so its per-round float views need no conversion or checks
             self._rounds = [make(flat[i * R:(i + 1) * R], **kw) for i in range(self.n)]
         return self._rounds
+
+    @rounds.setter
+    def rounds(self, rounds) -> None:   # checkpoints written before the rounds were built lazily store them whole
+        self._rounds, self._lazy = list(rounds), None
 
     @classmethod
     def of_rows(cls, loss_cls, rows, **kw) -> "LossBlock":

@@ -280,7 +280,7 @@ def load_state(source):
                            f"expected {FORMAT}; it was written by another version of onlinelab")
     try:
         return _Decoder(arrays, where).decode(doc["state"])
-    except (KeyError, TypeError, ValueError) as exc:
+    except (AttributeError, KeyError, TypeError, ValueError) as exc:
         raise StorageError(f"{where} is damaged: {type(exc).__name__}: {exc}") from exc
 
 

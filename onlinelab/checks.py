@@ -13,7 +13,8 @@ What is checked:
   past actions (a write fails the run) and never the current action;
 * learners: ``update`` must not modify the state it was given (explicit state), the
   feedback kind must be one the simulator knows, and a ``play_block`` (against an oblivious
-  environment) must give the run that ``act``/``update`` give round by round, bit for bit;
+  environment that emits blocks) must give the run that ``act``/``update`` give round by round,
+  bit for bit — reported only when at least one block was played whole;
 * declarations: a ``loss_bound`` that is a positive real number (NaN would switch the norm check
   off; ``float("inf")`` declares no bound) and ``psd`` in True/False/None;
 * randomness only from the generators the simulator passes: numpy's global RNG (``np.random.*``
@@ -60,10 +61,10 @@ def _check_params(obj) -> None:
         raise CheckError(f"{kind}: does not pickle ({exc}); keep lambdas and open resources out of the object") from exc
 
 
-def _metrics(env, learner, T, R, seed):
+def _metrics(env, learner, T, R, seed, checkpoints=None):
     from .simulator import simulate
     try:
-        res = simulate(env, {"checked": learner}, T=T, replicates=R, seed=seed)
+        res = simulate(env, {"checked": learner}, T=T, replicates=R, seed=seed, checkpoints=checkpoints)
     except OnlinelabError as exc:
         raise CheckError(f"{type(env).__name__} with {type(learner).__name__}: a {T}-round run failed: {exc}") from exc
     m = res.metrics
@@ -208,13 +209,25 @@ def check_learner(learner, env=None, *, T: int = 30, replicates: int = 2, seed: 
 
 def _check_blocks(learner, env, T, R, seed) -> bool:
     """A learner with ``play_block`` facing an oblivious environment: the run in blocks must equal, bit for bit,
-    the same run with ``play_block`` switched off (every round through act/update).  False when not applicable."""
+    the same run with ``play_block`` switched off (every round through act/update).  The runs have one checkpoint,
+    so the blocks are as long as the environment allows.  False when no block was played whole (no ``play_block``,
+    an adaptive environment, one that emits no blocks, or a learner that declined every block)."""
     if getattr(learner, "play_block", None) is None or env.adaptive:
         return False
-    whole = _metrics(env.clone(), learner.clone(), T, R, seed)
+    whole, played = learner.clone(), []
+    inner = whole.play_block
+
+    def counted(*args):
+        out = inner(*args)
+        played.append(out is not None)
+        return out
+    whole.play_block = counted
+    blocked = _metrics(env.clone(), whole, T, R, seed, checkpoints=[T])
+    if not any(played):
+        return False
     plain = learner.clone()
     plain.play_block = None          # the slot then plays every block round by round
-    if not whole.equals(_metrics(env.clone(), plain, T, R, seed)):
+    if not blocked.equals(_metrics(env.clone(), plain, T, R, seed, checkpoints=[T])):
         raise CheckError(f"{type(learner).__name__}.play_block: a run in blocks differs from the same run round by "
                          "round; play_block must return exactly the plays, realised losses and state of n calls of "
                          "act and update and take the same draws from rng, bit for bit (or return None to decline "

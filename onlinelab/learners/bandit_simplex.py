@@ -117,6 +117,12 @@ class BanditSimplex(Learner):
         return BanditState(inner, state.K, state.gamma)
 
 
+    def _plays_as_base(self) -> bool:
+        """Whether this object plays and updates as the wrappers here do — the loop of :meth:`play_block` repeats
+        exactly that — around an inner FTRL or OMD, which draw nothing (so the block's uniforms can be taken at once)."""
+        return (type(self).act is BanditSimplex.act and type(self).update is BanditSimplex.update
+                and type(self._base) in (FTRL, OMD))
+
     def play_block(self, state: BanditState, block, rng):
         """A block of an oblivious environment's linear losses in one call (onlinelab.slot), else None.
 
@@ -129,7 +135,7 @@ class BanditSimplex(Learner):
         block's losses, (n·R, K), and ℓ_t(I_t), (n, R).
         """
         G = getattr(block.stacked, "G", None)
-        if not getattr(block.stacked, "is_linear", False) or G is None:
+        if not getattr(block.stacked, "is_linear", False) or G is None or not self._plays_as_base():
             return None
         n, K, gamma = block.n, state.K, state.gamma
         losses = G.reshape(n, -1, K)

@@ -135,7 +135,8 @@ class FTRL(_Mirror):
         the block's losses, (n·R, d); FTRL draws nothing, so ``rng`` is unused.
         """
         G = getattr(block.stacked, "G", None)
-        if not getattr(block.stacked, "is_linear", False) or G is None or state.dom.spectral:
+        if (not getattr(block.stacked, "is_linear", False) or G is None or state.dom.spectral
+                or self.feedback != "full"):       # a subclass told less than the loss must not read it here
             return None
         n, d = block.n, G.shape[-1]
         raw = G.reshape(n, -1, d)                               # (n, R, d): round i's gradient
