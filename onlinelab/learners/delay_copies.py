@@ -62,7 +62,7 @@ class _AnyStatistic(dict):
 
 def _probe(t: float, comparator: float, terms) -> LossStats:
     stats = LossStats(np.array([float(t)]), np.full((1, 1), float(comparator)))
-    stats.__dict__["sums"] = _AnyStatistic(terms)
+    stats.sums = _AnyStatistic(terms)
     return stats
 
 
