@@ -31,12 +31,13 @@ import time
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from onlinelab.domains import Simplex
-from onlinelab.embedding import NearIsometricEmbedding
-from onlinelab.embedding_baselines import fantope_sdp
-from onlinelab.embedding_config import digit_points
-from onlinelab.embedding_dual import top_k, unit_differences
-from onlinelab.embedding_pairs import UnitPairs
+from onlinelab.geometry.domains import Simplex
+from onlinelab.embedding.embed import NearIsometricEmbedding
+from onlinelab.embedding.baselines import fantope_sdp
+from onlinelab.experiment.kinds.embedding import digit_points
+from onlinelab.embedding.dual import top_k
+from onlinelab.embedding.pairs import unit_differences
+from onlinelab.embedding.pairs import UnitPairs
 
 
 def trajectory(X, k, T, eta):

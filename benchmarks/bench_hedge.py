@@ -9,7 +9,7 @@ Prints, measured in one run (single BLAS thread), on the same pre-drawn loss seq
 The three computations are checked to produce the same cumulative losses.  Each runs once on 50 rounds
 before it is timed, so one-off costs (importing the registered learners, numpy's first calls) are not
 counted as per-run cost.  Through ``simulate`` the Replay environment emits blocks of rounds and Hedge
-(FTRL) plays each block in one call (onlinelab.slot, FTRL.play_block): the same plays as round by round.
+(FTRL) plays each block in one call (onlinelab.core.slot, FTRL.play_block): the same plays as round by round.
 
 Usage:  python benchmarks/bench_hedge.py [--experts 10] [--replicates 20] [--rounds 10000]
 """
@@ -22,9 +22,9 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 import onlinelab as ol
-from onlinelab.blocks import LossBlock
-from onlinelab.domains import Simplex
-from onlinelab.vector_losses import LinearLoss
+from onlinelab.core.blocks import LossBlock
+from onlinelab.geometry.domains import Simplex
+from onlinelab.losses.vector import LinearLoss
 
 
 class Replay(ol.Environment):
@@ -42,7 +42,7 @@ class Replay(ol.Environment):
     def emit(self, t, history):
         return LinearLoss(LOSSES[t - 1], self.simplex)
 
-    def emit_block(self, t, n):  # oblivious: n rounds at once, checked and counted once (onlinelab.blocks)
+    def emit_block(self, t, n):  # oblivious: n rounds at once, checked and counted once (onlinelab.core.blocks)
         return LossBlock.of_rows(LinearLoss, LOSSES[t - 1:t - 1 + n], domain=self.simplex)
 
 

@@ -37,8 +37,8 @@ def eigh_floor(d: int, R: int, T: int, seed: int = 0) -> float:
 
 def hand_loop(env, learner, d: int, R: int, T: int) -> float:
     """The dense log-det algorithm alone: act, the realised loss of the sampled direction, update."""
-    from onlinelab.protocol import Context, Feedback
-    from onlinelab.rng import BatchRNG
+    from onlinelab.core.protocol import Context, Feedback
+    from onlinelab.core.rng import BatchRNG
     e = env.clone()
     e.reset(BatchRNG.from_seed(0, "environment", "hand", R), T)
     losses = [e.emit(t, None) for t in range(1, T + 1)]  # drawn before the clock starts

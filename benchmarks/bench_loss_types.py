@@ -24,7 +24,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 import onlinelab as ol
-from onlinelab.streaming_losses import SampleLoss
+from onlinelab.losses.streaming import SampleLoss
 
 
 class Stream(ol.Environment):

@@ -22,8 +22,8 @@ import sys
 import numpy as np
 
 import onlinelab as ol
-from onlinelab.domains import Simplex
-from onlinelab.vector_losses import LinearLoss
+from onlinelab.geometry.domains import Simplex
+from onlinelab.losses.vector import LinearLoss
 
 D, R = 64, 4
 

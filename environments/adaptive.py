@@ -11,12 +11,16 @@ from __future__ import annotations
 
 import numpy as np
 
-import onlinelab as ol
-from onlinelab import validation as v
+from onlinelab.core.base import Environment
+from onlinelab.core.protocol import EigenPlay
+from onlinelab.core.registry import register_environment
+from onlinelab.losses.matrix import FactoredLoss
+from onlinelab import errors
+from onlinelab.core import validation as v
 
 
-@ol.register_environment("top-direction")
-class TopDirection(ol.Environment):
+@register_environment("top-direction")
+class TopDirection(Environment):
     """Adaptive: unit loss x xᵀ on the learner's heaviest eigen-direction (plus optional noise).
 
     Parameters
@@ -37,15 +41,15 @@ class TopDirection(ol.Environment):
         super().__init__(d=d)
         self.noise = v.real("noise", noise)
         if self.noise < 0:
-            raise ol.errors.ConfigError(f"noise must be >= 0, got {noise!r}")
+            raise errors.ConfigError(f"noise must be >= 0, got {noise!r}")
 
     def emit(self, t, history):
         mixed = history.mixed
-        if isinstance(mixed, ol.EigenPlay):
+        if isinstance(mixed, EigenPlay):
             x = mixed.top_vector()
         else:
             _, vecs = np.linalg.eigh(np.asarray(mixed))
             x = vecs[:, :, -1]
         x = x + self.noise * self.rng.normal(self.d)
         x /= np.linalg.norm(x, axis=1, keepdims=True)
-        return ol.FactoredLoss(x, coef=1.0)
+        return FactoredLoss(x, coef=1.0)

@@ -22,12 +22,13 @@ from __future__ import annotations
 
 import numpy as np
 
-import onlinelab as ol
-from onlinelab import validation as v
-from onlinelab.blocks import LossBlock
-from onlinelab.domains import Simplex
+from onlinelab.core.base import Environment
+from onlinelab.core.registry import register_environment
+from onlinelab.core import validation as v
+from onlinelab.core.blocks import LossBlock
+from onlinelab.geometry.domains import Simplex
 from onlinelab.errors import ConfigError
-from onlinelab.vector_losses import LinearLoss
+from onlinelab.losses.vector import LinearLoss
 
 CLASSIC = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9]
 
@@ -46,7 +47,7 @@ def check_means(means, field: str = "means") -> list[float]:
     return out
 
 
-class _Arms(ol.Environment):
+class _Arms(Environment):
     psd = True
     loss_bound = 1.0
     domain = "simplex"
@@ -77,7 +78,7 @@ class _Arms(ol.Environment):
         return np.swapaxes(parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1), 0, 1)
 
 
-@ol.register_environment("bernoulli-arms")
+@register_environment("bernoulli-arms")
 class BernoulliArms(_Arms):
     """Stochastic Bernoulli arms; ``means`` are the reward means (loss = 1 − reward).
 
@@ -101,11 +102,11 @@ class BernoulliArms(_Arms):
         return LinearLoss((self.uniforms() >= self._mu).astype(float), self._simplex)
 
     def emit_block(self, t, n):
-        """n rounds at once (onlinelab.blocks): the same uniforms, in the same order, as n calls of :meth:`emit`."""
+        """n rounds at once (onlinelab.core.blocks): the same uniforms, in the same order, as n calls of :meth:`emit`."""
         return LossBlock.of_rows(LinearLoss, (self.uniform_rows(n) >= self._mu).astype(float), domain=self._simplex)
 
 
-@ol.register_environment("adversarial-arms")
+@register_environment("adversarial-arms")
 class AdversarialArms(_Arms):
     """Oblivious, non-stationary arms: the good arm moves every ``block`` rounds; arm 0 is best overall.
 
@@ -133,12 +134,12 @@ class AdversarialArms(_Arms):
         return LinearLoss((self.uniforms() < self._means(t)).astype(float), self._simplex)
 
     def emit_block(self, t, n):
-        """n rounds at once (onlinelab.blocks): the same uniforms, in the same order, as n calls of :meth:`emit`."""
+        """n rounds at once (onlinelab.core.blocks): the same uniforms, in the same order, as n calls of :meth:`emit`."""
         means = self._means(np.arange(t, t + n))[:, None, :]
         return LossBlock.of_rows(LinearLoss, (self.uniform_rows(n) < means).astype(float), domain=self._simplex)
 
 
-@ol.register_environment("adaptive-arms")
+@register_environment("adaptive-arms")
 class AdaptiveArms(_Arms):
     """Adaptive: the learner's currently favoured arm costs 1; the others are Bernoulli arms.
 
@@ -163,7 +164,7 @@ class AdaptiveArms(_Arms):
         return LinearLoss(loss, self._simplex)
 
 
-@ol.register_environment("split-chaser")
+@register_environment("split-chaser")
 class SplitChaser(_Arms):
     """Adaptive arms that punish late feedback: of two groups of arms the heavier under p_t costs 1, the other 0.
 
@@ -187,8 +188,9 @@ class SplitChaser(_Arms):
 
     Examples
     --------
+    >>> import onlinelab as ol
     >>> env = SplitChaser(d=4)
-    >>> env.reset(ol.rng.BatchRNG.from_seed(0, "environment", "demo", replicates=1), T=1)
+    >>> env.reset(ol.core.rng.BatchRNG.from_seed(0, "environment", "demo", replicates=1), T=1)
     >>> env.emit(1, ol.HistoryView(1, np.array([[0.1, 0.2, 0.3, 0.4]]), [], [])).G.tolist()
     [[0.0, 0.0, 1.0, 1.0]]
     """
@@ -215,8 +217,8 @@ class SplitChaser(_Arms):
         return LinearLoss(loss, self._simplex)
 
 
-@ol.register_environment("sign-chaser")
-class SignChaser(ol.Environment):
+@register_environment("sign-chaser")
+class SignChaser(Environment):
     """Adaptive linear losses on the unit ball that punish late feedback: g_t = G·sign(x_t[0])·e₁ (sign(0) = +1).
 
     The loss G·|x_t[0]| pushes the learner towards x[0] = 0; with feedback d rounds late it
@@ -243,7 +245,7 @@ class SignChaser(ol.Environment):
 
     def reset(self, rng, T):
         super().reset(rng, T)
-        from onlinelab.domains import Ball
+        from onlinelab.geometry.domains import Ball
         self._ball = Ball(self.d, 1.0)
 
     def emit(self, t, history):

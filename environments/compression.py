@@ -14,14 +14,16 @@ from __future__ import annotations
 
 import numpy as np
 
-import onlinelab as ol
-from onlinelab import validation as v
-from onlinelab.projection_losses import ProjectionLoss
-from onlinelab.streaming import check_rank, orthonormalize
+from onlinelab.core.base import Environment
+from onlinelab.core.registry import register_environment
+from onlinelab import errors
+from onlinelab.core import validation as v
+from onlinelab.losses.projection import ProjectionLoss
+from onlinelab.geometry.subspaces import check_rank, orthonormalize
 
 
-@ol.register_environment("pca-compression")
-class PCACompression(ol.Environment):
+@register_environment("pca-compression")
+class PCACompression(Environment):
     """Unit vectors near a hidden k-dimensional subspace; a rank-(d − k) projector pays ‖P x_t‖².
 
     Parameters
@@ -45,7 +47,7 @@ class PCACompression(ol.Environment):
         self.k = check_rank(k, self.d)
         self.noise = v.real("noise", noise)
         if self.noise < 0:
-            raise ol.errors.ConfigError(f"noise must be ≥ 0, got {noise!r}")
+            raise errors.ConfigError(f"noise must be ≥ 0, got {noise!r}")
         self.domain = f"fantope:{self.d - self.k}"
 
     def reset(self, rng, T):

@@ -3,7 +3,7 @@
 Oblivious, i.i.d.: A_t = Q diag(a) Qᵀ with a uniform in [μ, 1] and a random rotation Q, c_t
 uniform in the unit ball.  Domain ``ball:1``; the gradient over the ball is at most
 ‖A_t‖₂(1 + ‖c_t‖) ≤ 2 = ``loss_bound`` (checked every round).  The comparator is the exact
-minimiser of the summed quadratic over the ball (:func:`onlinelab.vector_losses.quadratic_argmin`).
+minimiser of the summed quadratic over the ball (:func:`onlinelab.losses.vector.quadratic_argmin`).
 
 >>> RandomQuadratics(d=3).domain
 'ball:1'
@@ -12,14 +12,15 @@ from __future__ import annotations
 
 import numpy as np
 
-import onlinelab as ol
-from onlinelab import validation as v
-from onlinelab.domains import Ball
-from onlinelab.vector_losses import QuadraticLoss
+from onlinelab.core.base import Environment
+from onlinelab.core.registry import register_environment
+from onlinelab.core import validation as v
+from onlinelab.geometry.domains import Ball
+from onlinelab.losses.vector import QuadraticLoss
 
 
-@ol.register_environment("quadratic-ball")
-class RandomQuadratics(ol.Environment):
+@register_environment("quadratic-ball")
+class RandomQuadratics(Environment):
     """I.i.d. random convex quadratics ½(x − c)ᵀA(x − c) on the unit ball (curvature in [mu, 1]).
 
     Parameters

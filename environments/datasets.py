@@ -5,7 +5,7 @@
 * ``hinge-data``    — ℓ_t(x) = (1/b)Σ_{i∈B_t} max(0, 1 − y_i a_i·x) + (λ/2)‖x‖² (the soft-margin SVM online,
   theory §9; subgradients, comparator through the SVM dual).
 
-The samples are scikit-learn's bundled breast-cancer data (:func:`onlinelab.datasets.load_data`);
+The samples are scikit-learn's bundled breast-cancer data (:func:`onlinelab.losses.datasets.load_data`);
 B_t is b indices drawn uniformly with replacement, independently per replicate (oblivious, i.i.d.).
 Domain ``box:-r:r``; ``loss_bound`` = |φ'|max + λ r√n bounds every gradient over the box (checked each
 round); ℓ_t is λ-strongly convex, which the losses report (FTL's bound, theory §3.2, docs/theory/03-oco-fenchel.md).  The comparator
@@ -18,14 +18,16 @@ from __future__ import annotations
 
 import numpy as np
 
-import onlinelab as ol
-from onlinelab import validation as v
-from onlinelab.data_losses import DataLoss
-from onlinelab.datasets import Margin, Risk, load_data
-from onlinelab.domains import Box
+from onlinelab.core.base import Environment
+from onlinelab.core.registry import register_environment
+from onlinelab import errors
+from onlinelab.core import validation as v
+from onlinelab.losses.data import DataLoss
+from onlinelab.losses.datasets import Margin, Risk, load_data
+from onlinelab.geometry.domains import Box
 
 
-class _DataStream(ol.Environment):
+class _DataStream(Environment):
     loss_name = ""
     domain = "box:-2:2"
     loss_offers = frozenset({"leader"})  # smooth empirical risks: not linear
@@ -34,11 +36,11 @@ class _DataStream(ol.Environment):
     def _setup(self, dataset, batch, lam, radius, delta=1.0):
         self.dataset = v.choice("dataset", dataset, ("breast-cancer",))
         A, y = load_data(self.dataset)
-        ol.Environment.__init__(self, d=A.shape[1])
+        Environment.__init__(self, d=A.shape[1])
         self.batch = v.integer("batch", batch, minimum=1)
         self.lam = v.real("lam", lam)
         if self.lam < 0:
-            raise ol.errors.ConfigError(f"lam must be ≥ 0 (ridge weight), got {lam!r}")
+            raise errors.ConfigError(f"lam must be ≥ 0 (ridge weight), got {lam!r}")
         self.radius = v.positive_float("radius", radius)
         self.domain = f"box:{-self.radius:g}:{self.radius:g}"
         self._risk = Risk(Margin(self.loss_name, delta), A, y)
@@ -53,7 +55,7 @@ class _DataStream(ol.Environment):
         return DataLoss(self._risk, np.minimum(idx, self._risk.N - 1), self.lam, self._box)
 
 
-@ol.register_environment("logistic-data")
+@register_environment("logistic-data")
 class LogisticData(_DataStream):
     """Logistic regression on mini-batches of the breast-cancer data, ridge λ, box of half-width ``radius``.
 
@@ -75,7 +77,7 @@ class LogisticData(_DataStream):
         self._setup(dataset, batch, lam, radius)
 
 
-@ol.register_environment("huber-data")
+@register_environment("huber-data")
 class HuberData(_DataStream):
     """Huber regression of the ±1 labels on mini-batches of the breast-cancer data, ridge λ, threshold δ.
 
@@ -102,7 +104,7 @@ class HuberData(_DataStream):
         self._setup(dataset, batch, lam, radius, self.delta)
 
 
-@ol.register_environment("hinge-data")
+@register_environment("hinge-data")
 class HingeData(_DataStream):
     """The soft-margin SVM's hinge loss on mini-batches of the breast-cancer data, ridge λ (theory §9).
 

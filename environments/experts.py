@@ -14,13 +14,15 @@ from __future__ import annotations
 
 import numpy as np
 
-import onlinelab as ol
-from onlinelab import validation as v
-from onlinelab.domains import Simplex
-from onlinelab.vector_losses import LinearLoss
+from onlinelab.core.base import Environment
+from onlinelab.core.registry import register_environment
+from onlinelab import errors
+from onlinelab.core import validation as v
+from onlinelab.geometry.domains import Simplex
+from onlinelab.losses.vector import LinearLoss
 
 
-class _Experts(ol.Environment):
+class _Experts(Environment):
     psd = None
     loss_bound = 1.0
     domain = "simplex"
@@ -30,7 +32,7 @@ class _Experts(ol.Environment):
         self._simplex = Simplex(self.d)
 
 
-@ol.register_environment("experts-stochastic")
+@register_environment("experts-stochastic")
 class ExpertsStochastic(_Experts):
     """I.i.d. Bernoulli expert losses; expert 0 is better by ``gap``.
 
@@ -46,7 +48,7 @@ class ExpertsStochastic(_Experts):
         super().__init__(d=d)
         self.gap = v.unit_interval("gap", gap)
         if self.gap > 0.5:
-            raise ol.errors.ConfigError(f"gap must be ≤ 0.5 (means stay in [0, 1]), got {gap!r}")
+            raise errors.ConfigError(f"gap must be ≤ 0.5 (means stay in [0, 1]), got {gap!r}")
 
     def emit(self, t, history):
         means = np.full(self.d, 0.5)
@@ -54,7 +56,7 @@ class ExpertsStochastic(_Experts):
         return LinearLoss((self.rng.random(self.d) < means).astype(float), self._simplex)
 
 
-@ol.register_environment("experts-adversarial")
+@register_environment("experts-adversarial")
 class ExpertsAdversarial(_Experts):
     """Uniform losses; the favoured expert (mean ¼) moves to the next one every ``block`` rounds.
 

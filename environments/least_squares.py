@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import numpy as np
 
-import onlinelab as ol
-from onlinelab import validation as v
+from onlinelab.core.base import Environment
+from onlinelab.core.registry import register_environment
+from onlinelab.core import validation as v
 from onlinelab.errors import LossError
 
 
@@ -27,7 +28,7 @@ class LeastSquaresLoss:
 
     A round's loss has M = m rows and is one sample (one noisy target vector y_t).  :meth:`joined` stacks n
     samples' rows, M = n·m: ``‖B_cat w − y_cat‖²/(2nm) = (1/n) Σ_t e_t(w)``, the mean loss of a mini-batch —
-    what an arrivals queue hands a learner that takes it whole (theory §8, :mod:`onlinelab.arrivals`).
+    what an arrivals queue hands a learner that takes it whole (theory §8, :mod:`onlinelab.feedback.arrivals`).
 
     Parameters
     ----------
@@ -101,8 +102,8 @@ class LeastSquaresComparator:
         return float(self._value(self.ysum.mean(axis=0), self.ysq.mean()))
 
 
-@ol.register_environment("least-squares-stream")
-class LeastSquaresStream(ol.Environment):
+@register_environment("least-squares-stream")
+class LeastSquaresStream(Environment):
     """Fresh noisy targets for a fixed design each round; the SGD bound's assumptions hold exactly.
 
     Parameters

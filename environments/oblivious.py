@@ -7,7 +7,7 @@
   FTL's regret is ≈ T/2 (500 at T = 1000), FTL+'s −499.5.
 
 >>> import numpy as np
->>> from onlinelab.rng import BatchRNG
+>>> from onlinelab.core.rng import BatchRNG
 >>> env = FTLAlternating(d=2); env.reset(BatchRNG.from_seed(0, "environment", "x", 1), 3)
 >>> env.emit(2, None).dense()[0]
 array([[0., 0.],
@@ -17,12 +17,15 @@ from __future__ import annotations
 
 import numpy as np
 
-import onlinelab as ol
-from onlinelab import validation as v
+from onlinelab.core.base import Environment
+from onlinelab.core.registry import register_environment
+from onlinelab.losses.matrix import DenseLoss, FactoredLoss
+from onlinelab import errors
+from onlinelab.core import validation as v
 
 
-@ol.register_environment("switching")
-class Switching(ol.Environment):
+@register_environment("switching")
+class Switching(Environment):
     """Oblivious PSD losses x xᵀ on a noisy coordinate axis that switches every ``block`` rounds.
 
     Parameters
@@ -44,18 +47,18 @@ class Switching(ol.Environment):
         self.block = v.integer("block", block, minimum=1)
         self.noise = v.real("noise", noise)
         if self.noise < 0:
-            raise ol.errors.ConfigError(f"noise must be >= 0, got {noise!r}")
+            raise errors.ConfigError(f"noise must be >= 0, got {noise!r}")
 
     def emit(self, t, history):
         axis = ((t - 1) // self.block) % (self.d - 1)  # the last axis is never targeted
         x = self.noise * self.rng.normal(self.d)
         x[:, axis] += 1.0
         x /= np.linalg.norm(x, axis=1, keepdims=True)
-        return ol.FactoredLoss(x, coef=1.0)
+        return FactoredLoss(x, coef=1.0)
 
 
-@ol.register_environment("ftl-alternating")
-class FTLAlternating(ol.Environment):
+@register_environment("ftl-alternating")
+class FTLAlternating(Environment):
     """The FTL-breaking sequence diag(½,0), diag(0,1), diag(1,0), … in the first two coordinates.
 
     Parameters
@@ -78,4 +81,4 @@ class FTLAlternating(ol.Environment):
             L[1, 1] = 1.0
         else:
             L[0, 0] = 1.0
-        return ol.DenseLoss(np.broadcast_to(L, (self.replicates, self.d, self.d)))
+        return DenseLoss(np.broadcast_to(L, (self.replicates, self.d, self.d)))

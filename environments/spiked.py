@@ -15,13 +15,17 @@ from __future__ import annotations
 
 import numpy as np
 
-import onlinelab as ol
-from onlinelab import validation as v
-from onlinelab.blocks import LossBlock
+from onlinelab.core.base import Environment
+from onlinelab.core.protocol import EigenPlay
+from onlinelab.core.registry import register_environment
+from onlinelab.losses.matrix import FactoredLoss
+from onlinelab import errors
+from onlinelab.core import validation as v
+from onlinelab.core.blocks import LossBlock
 
 
-@ol.register_environment("spiked-covariance")
-class SpikedCovariance(ol.Environment):
+@register_environment("spiked-covariance")
+class SpikedCovariance(Environment):
     """Stochastic rank-one losses −x xᵀ with x ~ N(0, noise·I + spike·P_subspace), normalised.
 
     Parameters
@@ -52,7 +56,7 @@ class SpikedCovariance(ol.Environment):
         super().__init__(d=d)
         self.rank = v.integer("rank", rank, minimum=1)
         if self.rank >= self.d:
-            raise ol.errors.ConfigError(f"rank must be < d = {self.d}, got rank = {rank}")
+            raise errors.ConfigError(f"rank must be < d = {self.d}, got rank = {rank}")
         self.spike = v.positive_float("spike", spike)
         self.noise = v.positive_float("noise", noise)
         self.normalize = v.choice("normalize", normalize, ("unit", "clip"))
@@ -70,15 +74,15 @@ class SpikedCovariance(ol.Environment):
     def population_play(self):
         """A unit vector of the spiked subspace (every one is a top eigenvector of Σ), for ``comparator="truth"``."""
         U = self.subspace[:, :1]
-        return ol.EigenPlay(np.ones((self.replicates, 1)), np.broadcast_to(U, (self.replicates,) + U.shape))
+        return EigenPlay(np.ones((self.replicates, 1)), np.broadcast_to(U, (self.replicates,) + U.shape))
 
     def emit(self, t, history):
-        return ol.FactoredLoss(self._normalized(self.rng.normal(self.d) @ self.sqrt_cov), coef=-1.0)
+        return FactoredLoss(self._normalized(self.rng.normal(self.d) @ self.sqrt_cov), coef=-1.0)
 
     def emit_block(self, t, n):
         """n rounds at once: the same draws as n calls of :meth:`emit`, one vector per round and replicate."""
         x = self._normalized(np.swapaxes(self.rng.normal((n, self.d)), 0, 1) @ self.sqrt_cov)  # (n, R, d)
-        return LossBlock.of_rows(ol.FactoredLoss, x, coef=-1.0)
+        return LossBlock.of_rows(FactoredLoss, x, coef=-1.0)
 
     def _normalized(self, x):
         norm = np.linalg.norm(x, axis=-1, keepdims=True)

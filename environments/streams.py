@@ -12,7 +12,7 @@
   for every replicate, fixed at construction like ``spiked-stream``'s ``basis_seed``); what the
   run's seed randomises, per replicate, is the order in which that data set is streamed.
 
-Every round is one :class:`~onlinelab.streaming_losses.SampleLoss` (the b samples as
+Every round is one :class:`~onlinelab.losses.streaming.SampleLoss` (the b samples as
 factors), so regret is compression regret against the best rank-k projection in hindsight.
 At checkpoints the environment scores any learner with a ``subspace(state)`` method:
 ``sin2_theta``, ``sin_theta_fro``, ``explained_variance`` (tr QᵀΣQ / tr Σ) and
@@ -26,16 +26,18 @@ from __future__ import annotations
 
 import numpy as np
 
-import onlinelab as ol
-from onlinelab import subspace_metrics as M
-from onlinelab import validation as v
+from onlinelab.core.base import Environment
+from onlinelab.core.protocol import EigenPlay
+from onlinelab.core.registry import register_environment
+from onlinelab.geometry import subspace_metrics as M
+from onlinelab.core import validation as v
 from onlinelab.errors import ConfigError
-from onlinelab.streaming import check_rank
-from onlinelab.blocks import LossBlock
-from onlinelab.streaming_losses import SampleLoss
+from onlinelab.geometry.subspaces import check_rank
+from onlinelab.core.blocks import LossBlock
+from onlinelab.losses.streaming import SampleLoss
 
 
-class SubspaceStream(ol.Environment):
+class SubspaceStream(Environment):
     """Base: ``k``, ``block`` and the checkpoint metrics against ``truth()`` = (basis, covariance)."""
 
     psd = False
@@ -57,7 +59,7 @@ class SubspaceStream(ol.Environment):
     def population_play(self):
         """The projector onto the true top-k subspace, for every replicate (``comparator="truth"``)."""
         U = self.truth()[0]
-        return ol.EigenPlay(np.ones((self.replicates, U.shape[1])), np.broadcast_to(U, (self.replicates,) + U.shape))
+        return EigenPlay(np.ones((self.replicates, U.shape[1])), np.broadcast_to(U, (self.replicates,) + U.shape))
 
     def checkpoint_metrics(self, learner, state) -> dict:
         if not hasattr(learner, "subspace"):
@@ -70,7 +72,7 @@ class SubspaceStream(ol.Environment):
                                                                self.test_samples())}
 
 
-@ol.register_environment("spiked-stream")
+@register_environment("spiked-stream")
 class SpikedStream(SubspaceStream):
     """Gaussian samples with a spiked covariance (top-k subspace known), ``block`` samples per round.
 
@@ -169,7 +171,7 @@ class SpikedStream(SubspaceStream):
         return cached[1:]
 
 
-@ol.register_environment("rotating-subspace")
+@register_environment("rotating-subspace")
 class RotatingSubspace(SpikedStream):
     """A spiked stream whose subspace turns at ``speed`` radians per sample (needs 2k ≤ d).
 
@@ -207,7 +209,7 @@ class RotatingSubspace(SpikedStream):
         return self.speed * t * self.block
 
 
-@ol.register_environment("digits-stream")
+@register_environment("digits-stream")
 class DigitsStream(SubspaceStream):
     """scikit-learn's digits (scaled, centred) streamed in random order or sorted by class; target: batch PCA.
 

@@ -7,19 +7,21 @@
 >>> res.summary()[["learner", "environment"]].shape
 (2, 2)
 """
-from . import errors
-from .arrivals import Arrivals
-from .base import Environment, Learner
-from .losses import DenseLoss, FactoredLoss, MatrixLoss
-from .protocol import Context, EigenPlay, Feedback, HistoryView, Play
-from .registry import (environment_names, learner_names, make_environment, make_learner, register_environment,
-                       register_learner)
-from .result import Result
-from .simulator import simulate
-from .storage import load_run
-from .sweeps import SweepResult, sweep
+from onlinelab import _builtins, errors
+from onlinelab._version import __version__
+from onlinelab.feedback.arrivals import Arrivals
+from onlinelab.core.base import Environment, Learner
+from onlinelab.losses.matrix import DenseLoss, FactoredLoss, MatrixLoss
+from onlinelab.core.protocol import Context, EigenPlay, Feedback, HistoryView, Play
+from onlinelab.core.registry import (environment_names, set_builtin_loader, learner_names, make_environment, make_learner,
+    register_environment, register_learner)
+from onlinelab.runs.result import Result
+from onlinelab.simulation.simulator import simulate
+from onlinelab.runs.load import load_run
+from onlinelab.experiment.sweeps import SweepResult, sweep
 
-__version__ = "0.1.0"
+
+set_builtin_loader(_builtins.load)   # built-ins register on the first lookup, not at import
 
 __all__ = [
     "Arrivals", "Context", "DenseLoss", "EigenPlay", "Environment", "FactoredLoss", "Feedback", "HistoryView", "Learner",

@@ -1,7 +1,7 @@
 """``python -m onlinelab``: the same command line as ``onlinelab``."""
 import sys
 
-from .cli import main
+from onlinelab.cli.main import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -4,7 +4,7 @@ KKT: (A + μI)x = −b, μ ≥ 0, μ(r − ‖x‖) = 0.  If A ≻ 0 and ‖A⁻
 otherwise μ > 0 solves ‖x(μ)‖ = r with x(μ) = −(A + μI)⁻¹b, ‖x(μ)‖² = Σ_i (q_iᵀb)²/(λ_i + μ)² strictly
 decreasing in μ.  Bracket: at μ = 0⁺ the norm exceeds r, at μ = ‖b‖/r it is ≤ ‖b‖/(λ_min + ‖b‖/r) ≤ r.
 (The "hard case" b ⟂ bottom eigenspace has probability zero for the random data used here.)
-Written independently of :func:`onlinelab.vector_losses.quadratic_argmin`.
+Written independently of :func:`onlinelab.losses.vector.quadratic_argmin`.
 """
 import numpy as np
 from scipy.optimize import brentq

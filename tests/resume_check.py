@@ -3,8 +3,8 @@ import pandas as pd
 import pytest
 
 import onlinelab as ol
-from onlinelab import config as C
-from onlinelab import durable as D
+from onlinelab.experiment import config as C
+from onlinelab.experiment import durable as D
 
 
 def assert_resume_is_bit_identical(cfg_dict: dict, stop: int, tmp_path) -> None:

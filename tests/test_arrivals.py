@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 
 import onlinelab as ol
-from onlinelab.arrivals import Arrivals
+from onlinelab.feedback.arrivals import Arrivals
 from onlinelab.errors import ConfigError
-from onlinelab.rng import BatchRNG
-from onlinelab.simulator import label_of
+from onlinelab.core.rng import BatchRNG
+from onlinelab.core.base import label_of
 
 
 def _arrival_times(seed, env, rate, T):
@@ -180,11 +180,11 @@ def test_sgd_on_least_squares_under_arrivals_equals_a_plain_loop(take, rate, s, 
 def _parts():
     """Queued losses of each joinable type, with different sample counts b_i, and a point to evaluate them at."""
     from onlinelab.environments.least_squares import LeastSquaresLoss
-    from onlinelab.data_losses import DataLoss
-    from onlinelab.datasets import Margin, Risk, load_data
-    from onlinelab.domains import Box
-    from onlinelab.projection_losses import ProjectionLoss
-    from onlinelab.streaming_losses import SampleLoss
+    from onlinelab.losses.data import DataLoss
+    from onlinelab.losses.datasets import Margin, Risk, load_data
+    from onlinelab.geometry.domains import Box
+    from onlinelab.losses.projection import ProjectionLoss
+    from onlinelab.losses.streaming import SampleLoss
     g = np.random.default_rng(7)
     R, d = 2, 4
     B = g.normal(size=(5, d))

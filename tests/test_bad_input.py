@@ -3,11 +3,11 @@ import numpy as np
 import pytest
 
 import onlinelab as ol
-from onlinelab import config as C
-from onlinelab.blocks import LossBlock
+from onlinelab.experiment import config as C
+from onlinelab.core.blocks import LossBlock
 from onlinelab.environments.arms import AdversarialArms
 from onlinelab.errors import ConfigError, ConfigTypeError, LossError, OnlinelabError, UnknownNameError
-from onlinelab.vector_losses import LinearLoss
+from onlinelab.losses.vector import LinearLoss
 
 
 def _cfg(**run):

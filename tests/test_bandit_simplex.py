@@ -7,10 +7,10 @@ import pytest
 import onlinelab as ol
 from onlinelab.errors import ConfigError, DomainError
 from onlinelab.learners.bandit_simplex import Exp3, Exp3Auer, LogBarrierBandit, importance_weighted
-from onlinelab.rng import BatchRNG
-from onlinelab.simulator import label_of
-from onlinelab.vector_losses import LinearLoss
-from onlinelab.domains import Simplex
+from onlinelab.core.rng import BatchRNG
+from onlinelab.core.base import label_of
+from onlinelab.losses.vector import LinearLoss
+from onlinelab.geometry.domains import Simplex
 
 
 @pytest.mark.parametrize("learner", [Exp3(), Exp3Auer(gamma=0.3), LogBarrierBandit()])

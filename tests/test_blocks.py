@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 
 import onlinelab as ol
-from onlinelab.blocks import LossBlock
+from onlinelab.core.blocks import LossBlock
 from onlinelab.environments.arms import AdversarialArms, BernoulliArms
 from onlinelab.environments.spiked import SpikedCovariance
 from onlinelab.environments.streams import SpikedStream
 from onlinelab.errors import LossError, ProtocolError
-from onlinelab.protocol import Feedback
-from onlinelab.rng import BatchRNG
+from onlinelab.core.protocol import Feedback
+from onlinelab.core.rng import BatchRNG
 
 
 class BernoulliPerRound(BernoulliArms):
@@ -192,7 +192,7 @@ def test_bandits_play_the_blocks_of_a_run_whole_and_a_subclass_that_changes_act_
 def test_a_block_saved_with_its_rounds_whole_loads_and_a_lazy_one_round_trips(tmp_path):
     """Checkpoints written before the rounds were built lazily store ``rounds`` as an attribute: they load (the
     attribute goes through the property's setter); a lazy block saves and loads with the same rounds."""
-    from onlinelab.checkpoint import load_state, save_state
+    from onlinelab.runs.checkpoint import load_state, save_state
     x = np.arange(12.0).reshape(3, 2, 2) + 1
     lazy = LossBlock.of_rows(ol.FactoredLoss, x, coef=1.0)
     old = LossBlock.__new__(LossBlock)
@@ -208,7 +208,7 @@ def test_a_block_saved_with_its_rounds_whole_loads_and_a_lazy_one_round_trips(tm
 def test_a_recorder_adds_a_block_as_it_adds_its_rounds():
     """Recorder.add_block's sums are bit-identical to add() round by round (full information, bandit, and a
     full-information block after a bandit round)."""
-    from onlinelab.metrics import Recorder
+    from onlinelab.core.metrics import Recorder
     rng = np.random.default_rng(0)
     rows = [rng.random((9, 4)) * 10.0 ** rng.integers(-8, 8, size=(9, 4)) for _ in range(3)]
     one, many = Recorder(4), Recorder(4)

@@ -5,7 +5,7 @@ import pytest
 import onlinelab as ol
 from onlinelab import bounds as B
 from onlinelab.errors import BoundViolationWarning
-from onlinelab.protocol import Context, Play
+from onlinelab.core.protocol import Context, Play
 
 STATS = B.LossStats(t=np.array([1, 100]), comparator=np.array([[0.0, 3.0]]),
                     spec_sq=np.array([[1.0, 50.0]]), fro_sq=np.array([[1.0, 60.0]]))
@@ -81,7 +81,7 @@ def test_violations_are_flagged_loudly():
     with pytest.warns(BoundViolationWarning, match="BOUND VIOLATED: mean regret of 'lazy' .* too-good"):
         res = ol.simulate("switching", {"lazy": _Lazy()}, T=200)
     assert res.violations().bound.tolist() == ["too-good"]
-    assert "**VIOLATED**" in __import__("onlinelab.report", fromlist=["x"]).summary_markdown(res)
+    assert "**VIOLATED**" in __import__("onlinelab.runs.report", fromlist=["x"]).summary_markdown(res)
     assert res.summary().violated.tolist() == [True]
 
 

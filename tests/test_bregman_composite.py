@@ -6,9 +6,9 @@ from sklearn.linear_model import Lasso as SkLasso
 from sklearn.svm import LinearSVC
 
 from onlinelab.bregman.composite import HuberLasso, Lasso, LeastSquares, ProxGradient, diabetes, prox_gradient
-from onlinelab.bregman.momentum import t_value
+from onlinelab.geometry.momentum import t_value
 from onlinelab.bregman.svm import SVMDual, svm_dual
-from onlinelab.datasets import load_data
+from onlinelab.losses.datasets import load_data
 from onlinelab.errors import ConfigError
 
 

@@ -2,10 +2,10 @@
 import pytest
 
 import onlinelab as ol
-from onlinelab.bregman.config import PROBLEMS, run_bregman_config, run_outcome
+from onlinelab.experiment.kinds.bregman import PROBLEMS, run_bregman_config, run_outcome
 from onlinelab.bregman.loop import IterationResult
 from onlinelab.errors import ConfigError
-from onlinelab.run_kinds import kind_of
+from onlinelab.experiment.kinds import kind_of
 
 SMALL = {"robust-pca": {"n": 12, "s": 9}, "completion": {"n": 10, "s": 8, "gamma": 5.0},
          "online-completion": {"n": 10, "s": 8, "batch": 10}}

@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 import onlinelab as ol
-from onlinelab.bregman.svm import hinge_argmin
-from onlinelab.datasets import Margin, Risk, load_data
-from onlinelab.domains import Box, Euclidean
+from onlinelab.losses.hinge import hinge_argmin
+from onlinelab.losses.datasets import Margin, Risk, load_data
+from onlinelab.geometry.domains import Box, Euclidean
 from tests.cvx_reference import SOLVER, cvxpy
 
 

@@ -3,7 +3,7 @@ same convex problems, a plain loop of Algorithms 7/9 written here, finite differ
 import numpy as np
 import pytest
 
-from onlinelab.bregman.momentum import betas
+from onlinelab.geometry.momentum import betas
 from onlinelab.bregman.prox import l1_envelope, nuclear_envelope, soft_threshold, svt
 from onlinelab.bregman.rpca import RobustPCA, robust_pca
 from onlinelab.errors import ConfigError

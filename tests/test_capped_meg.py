@@ -5,15 +5,16 @@ import pytest
 from scipy.linalg import expm, logm
 
 import onlinelab as ol
-from onlinelab.domains import make_domain
+from onlinelab.geometry.specs import make_domain
 from onlinelab.errors import ConfigError, DomainError
 from onlinelab.learners.capped_meg import CappedMEG, sampled_frame
-from onlinelab.mirror import capped_log_softmax
-from onlinelab.rng import BatchRNG
+from onlinelab.geometry.mirror import capped_log_softmax
+from onlinelab.core.base import label_of
+from onlinelab.core.rng import BatchRNG
 
 def env_losses(env, seed, R, T):
     """Replay an oblivious environment's losses (same stream name as simulate uses)."""
-    env.reset(BatchRNG.from_seed(seed, "environment", ol.simulator.label_of(env), R), T)
+    env.reset(BatchRNG.from_seed(seed, "environment", label_of(env), R), T)
     return [env.emit(t, None).dense() for t in range(1, T + 1)]
 
 

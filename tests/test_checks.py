@@ -4,7 +4,7 @@ import pytest
 
 import onlinelab as ol
 from onlinelab import cli
-from onlinelab.checks import check_environment, check_learner
+from onlinelab.experiment.checks import check_environment, check_learner
 from onlinelab.errors import CheckError
 from onlinelab.learners import MEG
 from onlinelab.learners.mirror_descent import FTRL

@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 
 import onlinelab as ol
-from onlinelab import cli, preflight
-from onlinelab.checks import check_environment
+from onlinelab import cli
+from onlinelab.experiment import preflight
+from onlinelab.experiment.checks import check_environment
 from onlinelab.errors import CheckError, ConfigError, DomainError, LossError
 
 BASE = """

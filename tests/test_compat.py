@@ -1,18 +1,18 @@
-"""Learner/environment pairings are checked from their declarations before round 1 (onlinelab.compat)."""
+"""Learner/environment pairings are checked from their declarations before round 1 (onlinelab.core.compat)."""
 import numpy as np
 import pytest
 
 import onlinelab as ol
-from onlinelab.compat import learners_that_fit
+from onlinelab.core.compat import learners_that_fit
 from onlinelab.errors import DomainError
-from onlinelab.registry import environment_class
+from onlinelab.core.registry import environment_class
 
 
 
 @pytest.fixture(autouse=True)
 def builtin_learners_only(monkeypatch):
     """Other tests register learners of their own; the suggestion lists below name the built-in ones."""
-    from onlinelab import registry
+    from onlinelab.core import registry
     registry.learner_names()
     builtin = {k: c for k, c in registry._LEARNERS.items() if c.__module__.startswith("onlinelab.")}
     monkeypatch.setattr(registry, "_LEARNERS", builtin)

@@ -2,13 +2,13 @@
 
 Each environment is played by its reference learner (class attribute ``reference_learner``, else
 one for its domain) and each learner against its reference environment (``reference_environment``,
-else ``spiked-covariance``); see :mod:`onlinelab.checks`.
+else ``spiked-covariance``); see :mod:`onlinelab.experiment.checks`.
 """
 import pytest
 
 import onlinelab as ol
-from onlinelab.checks import check_environment, check_learner
-from onlinelab.registry import environment_class, learner_class
+from onlinelab.experiment.checks import check_environment, check_learner
+from onlinelab.core.registry import environment_class, learner_class
 
 
 def _builtin(names, cls_of):

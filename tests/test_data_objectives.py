@@ -7,12 +7,13 @@ from scipy.special import expit
 from sklearn.linear_model import LogisticRegression
 
 import onlinelab as ol
+from onlinelab.games.game import play_game
 from onlinelab.environments.datasets import LogisticData
-from onlinelab.data_losses import DataLoss
-from onlinelab.datasets import DataObjective, Margin, Risk, load_data
-from onlinelab.domains import Box
+from onlinelab.losses.data import DataLoss
+from onlinelab.losses.datasets import DataObjective, Margin, Risk, load_data
+from onlinelab.geometry.domains import Box
 from onlinelab.errors import ConfigError, DomainError
-from onlinelab.recoveries import data_gd, play_recovery
+from onlinelab.games.recoveries import data_gd, play_recovery
 
 LOSSES = ["logistic", "huber"]
 H = 1e-6   # finite-difference step, see fd_grad
@@ -155,7 +156,7 @@ def test_online_learners_under_their_bounds_and_comparator_exact(env):
     assert b.holds.all() and not b.violated.any() and {"ftrl", "omd"} <= set(b.learner)
     assert (res.final("regret")["ftl+"] <= 1e-9).all()
     # the comparator: Σ_t ℓ_t = Σ_i c_i φ_i + (Tλ/2)‖x‖²; recompute the weights and minimise with a bound-free solver
-    e.reset(ol.rng.BatchRNG.from_seed(3, "environment", env + "(batch=4)", R), T)
+    e.reset(ol.core.rng.BatchRNG.from_seed(3, "environment", env + "(batch=4)", R), T)
     c = sum(e.emit(t, None).c for t in range(1, T + 1))
     comp = res.final("comparator_loss")["ftrl"].to_numpy()
     risk = Risk(Margin(e.loss_name), *load_data())
@@ -207,7 +208,7 @@ def test_bad_input_is_a_clear_error():
         ol.simulate(ol.make_environment("logistic-data"), [ol.make_learner("ftrl+")], T=2)
     with pytest.raises(DomainError, match="offers no gradient oracle"):
         f = DataObjective("logistic")
-        ol.game.play_game(f, ol.make_learner("omd", domain=f.domain.spec), ol.make_learner("omd"), T=2)
+        play_game(f, ol.make_learner("omd", domain=f.domain.spec), ol.make_learner("omd"), T=2)
 
     class ValueOnly(DataLoss):
         gradient = None                                   # a loss that offers values but no first-order oracle

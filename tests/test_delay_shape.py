@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 import onlinelab as ol
-from onlinelab.bandit_delay_experiments import regret_against_delay
+from onlinelab.bandits.delay_experiments import regret_against_delay
 from onlinelab.errors import ConfigError, ConfigTypeError
-from onlinelab.rng import BatchRNG
+from onlinelab.core.rng import BatchRNG
 
 
 def _losses_by_loop(p, split):

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 import onlinelab as ol
-from onlinelab.delay_bounds import delayed_ogd_value
-from onlinelab.delays import AdaptiveDelay, FixedDelay, RandomDelay, ScheduleDelay
+from onlinelab.bounds.delay import delayed_ogd_value
+from onlinelab.feedback.delays import AdaptiveDelay, FixedDelay, RandomDelay, ScheduleDelay
 
 T, ETA, G, RADIUS, R = 300, 0.05, 1.0, 1.0, 2
 
@@ -26,7 +26,7 @@ def burst_delays(T, period=25, width=20):
 
 def withhold_near_crossing(t, view, cap):
     """An adaptive delay adversary: full delay while the learner is within 0.3 of the crossing x[0] = 0 (where
-    late feedback makes it overshoot), none elsewhere; it sees the mixed strategy only (onlinelab.delays)."""
+    late feedback makes it overshoot), none elsewhere; it sees the mixed strategy only (onlinelab.feedback.delays)."""
     return cap if abs(float(np.mean(np.asarray(view.mixed)[:, 0]))) < 0.3 else 0
 
 

@@ -5,12 +5,12 @@ import pandas as pd
 import pytest
 
 import onlinelab as ol
-from onlinelab.delay_bounds import delayed_ogd_value
-from onlinelab.delays import AdaptiveDelay, RandomDelay, ScheduleDelay, make_delay
-from onlinelab.domains import Ball
+from onlinelab.bounds.delay import delayed_ogd_value
+from onlinelab.feedback.delays import AdaptiveDelay, RandomDelay, ScheduleDelay, make_delay
+from onlinelab.geometry.domains import Ball
 from onlinelab.errors import ConfigError
-from onlinelab.rng import BatchRNG
-from onlinelab.simulator import label_of
+from onlinelab.core.rng import BatchRNG
+from onlinelab.core.base import label_of
 
 DELAY_METRICS = {"outstanding_feedback", "total_delay", "runtime_s"}
 
@@ -84,7 +84,7 @@ def test_delayed_ogd_equals_a_plain_delayed_loop():
 def test_delayed_ogd_formula_holds_on_random_plain_loop_instances():
     """The derived constant of the formula, not the library's run: a plain numpy loop of delayed projected gradient
     descent (linear losses on balls, random radii/G/η/delays) against the library's formula
-    :func:`onlinelab.delay_bounds.delayed_ogd_value`, R²/(2η) + ηG²(T/2 + D).  Loose: a formula with the delay term
+    :func:`onlinelab.bounds.delay.delayed_ogd_value`, R²/(2η) + ηG²(T/2 + D).  Loose: a formula with the delay term
     halved passes it too.  The bound a run reports is checked through ``ol.simulate`` in
     tests/test_delayed_ogd_tight.py, on instances where it is nearly tight and a halved term fails."""
     rng = np.random.default_rng(11)
@@ -190,7 +190,7 @@ def test_make_delay_accepts_whole_floats():
 
 
 def test_delay_table_in_a_config(tmp_path):
-    from onlinelab.experiments import run_experiment
+    from onlinelab.experiment.default import run_experiment
     data = {"run": {"rounds": 40, "replicates": 2, "checkpoints": 5},
             "environments": [{"name": "experts-stochastic", "d": 3}],
             "learners": [{"name": "ftrl", "regularizer": "entropy"}],

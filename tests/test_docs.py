@@ -13,7 +13,7 @@ import types
 
 import pytest
 
-from onlinelab import registry
+from onlinelab.core import registry
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"

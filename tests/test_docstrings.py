@@ -9,12 +9,18 @@ import re
 import pytest
 
 import onlinelab as ol
-from onlinelab import (bounds, checks, domains, fenchel, game, mirror, recoveries, registry, rng, storage, streaming,
-                       subspace_metrics)
-from onlinelab.projection_losses import ProjectionLoss
-from onlinelab.streaming_losses import SampleLoss
-from onlinelab.vector_losses import LinearLoss, QuadraticLoss, quadratic_argmin
-from onlinelab.registry import environment_class, learner_class
+from onlinelab import bounds
+from onlinelab.experiment import checks
+from onlinelab.geometry import domains, mirror, specs, subspace_metrics
+from onlinelab.losses import fenchel
+from onlinelab.games import game, recoveries
+from onlinelab.core import registry, rng
+from onlinelab.runs import storage
+from onlinelab.learners import streaming_base as streaming
+from onlinelab.losses.projection import ProjectionLoss
+from onlinelab.losses.streaming import SampleLoss
+from onlinelab.losses.vector import LinearLoss, QuadraticLoss, quadratic_argmin
+from onlinelab.core.registry import environment_class, learner_class
 
 
 def documented_parameters(obj) -> set[str]:
@@ -51,7 +57,7 @@ FUNCTIONS = [ol.simulate, ol.load_run, storage.save_run, ol.Result, ol.Result.fi
              ol.Result.save, registry.make_learner, registry.make_environment, registry.register_learner,
              registry.register_environment, checks.check_environment, checks.check_learner, game.play_game,
              recoveries.play_recovery, recoveries.make_recovery, *recoveries.RECOVERIES.values(),
-             domains.make_domain, ol.DenseLoss, ol.FactoredLoss, ol.Context, ol.EigenPlay, ol.Play, ol.Feedback,
+             specs.make_domain, ol.DenseLoss, ol.FactoredLoss, ol.Context, ol.EigenPlay, ol.Play, ol.Feedback,
              ol.HistoryView, rng.BatchRNG, rng.BatchRNG.random, rng.BatchRNG.normal, rng.BatchRNG.signs,
              rng.BatchRNG.categorical, ol.Environment, ol.Environment.reset, ol.Environment.emit,
              ol.Environment.checkpoint_metrics, ol.Learner.init, ol.Learner.act, ol.Learner.update,

@@ -4,10 +4,11 @@ import itertools
 import numpy as np
 import pytest
 
-from onlinelab.domains import Ball, Box, CappedSimplex, Simplex, make_domain
+from onlinelab.geometry.domains import Ball, Box, CappedSimplex, Simplex
+from onlinelab.geometry.specs import make_domain
 from onlinelab.errors import DomainError, UnknownNameError
-from onlinelab.mirror import capped_entropy_projection, get_mirror, mirror_solve
-from onlinelab.spectral import systematic_sample
+from onlinelab.geometry.mirror import capped_entropy_projection, get_mirror, mirror_solve
+from onlinelab.geometry.spectral import systematic_sample
 
 
 

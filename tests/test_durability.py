@@ -7,12 +7,12 @@ import pandas as pd
 import pytest
 
 import onlinelab as ol
-from onlinelab import config as C
-from onlinelab import durable as D
-from onlinelab.checkpoint import load_state, save_state
+from onlinelab.experiment import config as C
+from onlinelab.experiment import durable as D
+from onlinelab.runs.checkpoint import load_state, save_state
 from onlinelab.errors import ConfigError, SimulationError, StorageError
-from onlinelab.experiments import run_experiment
-from onlinelab.storage import save_run
+from onlinelab.experiment.default import run_experiment
+from onlinelab.runs.storage import save_run
 
 CFG = {"run": {"name": "dur", "rounds": 60, "replicates": 3, "checkpoints": 6, "seed": 2},
        "environments": [{"name": "spiked-covariance", "d": 4}, {"name": "top-direction", "d": 4}],
@@ -27,7 +27,7 @@ def timeless(metrics):
 @pytest.fixture(autouse=True)
 def no_figures(monkeypatch):
     """The report figure is not under test here and is the slowest part of a save."""
-    monkeypatch.setattr("onlinelab.report.write_report", lambda result, path: None)
+    monkeypatch.setattr("onlinelab.runs.report.write_report", lambda result, path: None)
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +70,7 @@ def test_interrupt_then_resume_is_bit_identical(tmp_path, uninterrupted, env, t,
 
 
 def test_checkpoint_round_trip_keeps_shared_generators():
-    from onlinelab.rng import BatchRNG
+    from onlinelab.core.rng import BatchRNG
     rng = BatchRNG.from_seed(5, "environment", "x", replicates=2, block=8)
     rng.normal(3)
     import io
@@ -102,7 +102,7 @@ def test_save_refuses_a_non_empty_target_and_force_replaces_it(tmp_path):
 
 def test_a_crash_while_saving_leaves_nothing_that_loads(tmp_path, monkeypatch):
     res = ol.simulate("spiked-covariance", [ol.make_learner("meg")], T=10)
-    import onlinelab.report as report
+    import onlinelab.runs.report as report
 
     def boom(result, path):
         raise OSError("disk full")

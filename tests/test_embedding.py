@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from onlinelab.domains import Simplex
-from onlinelab.embedding import NearIsometricEmbedding
-from onlinelab.embedding_bounds import paper_eta, paper_ratio_claim, ratio_bound
-from onlinelab.embedding_dual import (captured, dual_value, max_distortion, supergradient, top_k,
-                                      unit_differences)
-from onlinelab.embedding_game import play_embedding_game
+from onlinelab.geometry.domains import Simplex
+from onlinelab.embedding.embed import NearIsometricEmbedding
+from onlinelab.embedding.bounds import paper_eta, paper_ratio_claim, ratio_bound
+from onlinelab.embedding.dual import captured, dual_value, max_distortion, supergradient, top_k
+from onlinelab.embedding.pairs import unit_differences
+from onlinelab.embedding.game import play_embedding_game
 from onlinelab.errors import ConfigError
 
 
@@ -222,7 +222,7 @@ def test_bad_hyper_parameters_are_clear_errors():
 def test_projector_sum_folds_its_buffer_and_keeps_it_small():
     """Σ V_s V_sᵀ over many more rounds than the buffer holds (d = 5, k = 2: two rounds a fold, 7 rounds) equals
     the plain sum, and the buffer stays d × (d // k)·k whatever the number of rounds."""
-    from onlinelab.embedding_game import ProjectorSum
+    from onlinelab.embedding.game import ProjectorSum
     rng = np.random.default_rng(3)
     plays = [np.linalg.qr(rng.standard_normal((5, 2)))[0] for _ in range(7)]
     acc = ProjectorSum(5, 2)

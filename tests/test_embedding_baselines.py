@@ -5,11 +5,12 @@ import numpy as np
 import pytest
 from sklearn.decomposition import PCA
 
-from onlinelab.embedding import NearIsometricEmbedding
-from onlinelab.embedding_baselines import (fantope_sdp, jl_gaussian, max_distortion_of, pair_distortions, pca,
-                                           random_orthonormal)
-from onlinelab.embedding_dual import dual_value, unit_differences
-from onlinelab.embedding_game import play_embedding_game
+from onlinelab.embedding.embed import NearIsometricEmbedding
+from onlinelab.embedding.baselines import (fantope_sdp, jl_gaussian, max_distortion_of, pair_distortions, pca,
+    random_orthonormal)
+from onlinelab.embedding.dual import dual_value
+from onlinelab.embedding.pairs import unit_differences
+from onlinelab.embedding.game import play_embedding_game
 from onlinelab.errors import ConfigError
 from tests.cvx_reference import cvxpy
 

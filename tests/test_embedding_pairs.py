@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from onlinelab.embedding_bounds import paper_eta
-from onlinelab.embedding_config import digit_points
-from onlinelab.embedding_dual import dual_value, unit_differences
-from onlinelab.embedding_pairs import UnitPairs
-from onlinelab.embedding_game import play_embedding_game
+from onlinelab.embedding.bounds import paper_eta
+from onlinelab.experiment.kinds.embedding import digit_points
+from onlinelab.embedding.dual import dual_value
+from onlinelab.embedding.pairs import unit_differences
+from onlinelab.embedding.pairs import UnitPairs
+from onlinelab.embedding.game import play_embedding_game
 
 EPS = np.finfo(float).eps
 
@@ -88,9 +89,9 @@ def test_game_on_points_equals_a_plain_algorithm_1_loop():
 def test_history_read_from_the_arrays_equals_the_pivot_of_the_table():
     """The game hands its arrays to the result; a result rebuilt from the table alone pivots it (theory §5.6)."""
     import pandas as pd
-    from onlinelab.embedding_result import EmbeddingResult
+    from onlinelab.embedding.result import EmbeddingResult
 
-    from onlinelab.embedding_bounds import centred_bound, ld_bound
+    from onlinelab.embedding.bounds import centred_bound, ld_bound
 
     X = unit_differences(np.random.default_rng(3).standard_normal((10, 4)))
     res = play_embedding_game(X, 2, T=30, eta=0.05, checkpoints=7)

@@ -5,12 +5,12 @@ import pathlib
 import numpy as np
 import pytest
 
-from onlinelab.cli import main
-from onlinelab.config import load_toml
-from onlinelab.embedding_config import run_embedding_config
+from onlinelab.cli.main import main
+from onlinelab.experiment.config import load_toml
+from onlinelab.experiment.kinds.embedding import run_embedding_config
 from onlinelab.errors import ConfigError, UnknownNameError
-from onlinelab.run_kinds import kinds, listings
-from onlinelab.storage import load_run
+from onlinelab.experiment.kinds import kinds, listings
+from onlinelab.runs.load import load_run
 from tests.cvx_reference import cvxpy
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from onlinelab.learners.bandit_sampling import DenseSampler, SparseSampler
-from onlinelab.rng import BatchRNG
+from onlinelab.core.rng import BatchRNG
 
 from .conftest import random_spectraplex_eig, random_symmetric
 

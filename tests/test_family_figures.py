@@ -7,7 +7,7 @@ import pytest
 from matplotlib.collections import PolyCollection
 
 from onlinelab.bregman import robust_pca
-from onlinelab.embedding import NearIsometricEmbedding
+from onlinelab.embedding.embed import NearIsometricEmbedding
 from onlinelab.manifold.experiment import run_grid
 from onlinelab.manifold.result import ManifoldResult
 from tests.test_figures import _bound_lines, assert_legend_outside

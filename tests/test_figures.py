@@ -6,9 +6,10 @@ import pytest
 from matplotlib.collections import PolyCollection
 
 import onlinelab as ol
-from onlinelab.bounds import Bound
-from onlinelab.game_result import GameResult, game_frame
-from onlinelab.recoveries import make_recovery, play_recovery
+from onlinelab.runs.report import plot_regret
+from onlinelab.bounds.base import Bound
+from onlinelab.runs.game_result import GameResult, game_frame
+from onlinelab.games.recoveries import make_recovery, play_recovery
 
 T, R, SEED = 60, 3, 4
 LEARNERS = ("meg", "ftl", "logdet-omd")
@@ -51,7 +52,7 @@ def test_plot_returns_figure_and_axes_array_with_labels_titles_and_outside_legen
         for part in (env, f"T = {T}", f"R = {R}", f"d = {d}", f"seed = {SEED}"):
             assert part in title
     assert_legend_outside(fig)
-    fig2, axes2 = ol.report.plot_regret(run, environment="switching")
+    fig2, axes2 = plot_regret(run, environment="switching")
     assert axes2.shape == (1,) and "switching" in axes2[0].get_title()
 
 

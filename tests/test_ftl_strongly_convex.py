@@ -3,14 +3,15 @@ import numpy as np
 import pytest
 
 import onlinelab as ol
-from onlinelab.rng import BatchRNG
+from onlinelab.core.base import label_of
+from onlinelab.core.rng import BatchRNG
 from tests.ball_reference import ball_argmin
 
 T = 30   # small: the ball solver behind FTL and the comparator is the cost here
 
 
 def replay(env, seed, R):
-    env.reset(BatchRNG.from_seed(seed, "environment", ol.simulator.label_of(env), R), T)
+    env.reset(BatchRNG.from_seed(seed, "environment", label_of(env), R), T)
     return [env.emit(t, None) for t in range(1, T + 1)]
 
 
@@ -80,8 +81,8 @@ def test_linear_losses_give_an_infinite_bound_and_spectral_ones_none():
 
 
 def test_ball_quadratic_solver_matches_the_secular_equation_inside_and_on_the_boundary():
-    from onlinelab.domains import make_domain
-    from onlinelab.vector_losses import quadratic_argmin
+    from onlinelab.geometry.specs import make_domain
+    from onlinelab.losses.vector import quadratic_argmin
     rng = np.random.default_rng(9)
     R, n = 6, 4
     M = rng.standard_normal((R, n, n))

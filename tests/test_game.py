@@ -3,11 +3,11 @@ import numpy as np
 import pytest
 
 import onlinelab as ol
-from onlinelab.domains import Ball, Euclidean
+from onlinelab.geometry.domains import Ball, Euclidean
 from onlinelab.errors import ConfigError, DomainError
-from onlinelab.fenchel import NormDistance, Quadratic
-from onlinelab.game import play_game
-from onlinelab.recoveries import frank_wolfe, gd_averaging, make_recovery, nesterov, play_recovery
+from onlinelab.losses.fenchel import NormDistance, Quadratic
+from onlinelab.games.game import play_game
+from onlinelab.games.recoveries import frank_wolfe, gd_averaging, make_recovery, nesterov, play_recovery
 
 
 def slope(t, y):
@@ -138,8 +138,8 @@ def test_game_bad_input():
 
 def test_game_result_checks_pointwise_bounds_replicate_by_replicate():
     """Suboptimality 0.1 and 0.9 (mean 0.5) under a curve 0.6: a pointwise bound is violated, one in expectation not."""
-    from onlinelab.bounds import Bound
-    from onlinelab.game_result import GameResult, game_frame
+    from onlinelab.bounds.base import Bound
+    from onlinelab.runs.game_result import GameResult, game_frame
     rows = {"suboptimality": [np.array([0.1, 0.9])]}
     for pointwise, violated in ((True, True), (False, False)):
         b = Bound("c", "test", "0.6", {}, lambda s: np.full((2, 1), 0.6), pointwise=pointwise)

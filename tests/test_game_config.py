@@ -3,10 +3,10 @@ import pathlib
 
 import pytest
 
-from onlinelab.cli import main
-from onlinelab.config import load_toml
+from onlinelab.cli.main import main
+from onlinelab.experiment.config import load_toml
 from onlinelab.errors import ConfigError, UnknownNameError
-from onlinelab.game_config import run_game_config
+from onlinelab.experiment.kinds.game import run_game_config
 
 EXAMPLES = sorted((pathlib.Path(__file__).parent.parent / "examples" / "games").glob("*.toml"))
 

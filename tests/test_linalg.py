@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 from scipy.optimize import brentq
 
-from onlinelab.linalg import normalised_inverse, orthonormality_error, reorthonormalise, softmax, solve_shift
+from onlinelab.geometry.linalg import normalised_inverse, orthonormality_error, reorthonormalise, softmax, solve_shift
 
 
 def _brent_root(c):

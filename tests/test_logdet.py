@@ -5,9 +5,9 @@ from scipy.optimize import brentq
 
 import onlinelab as ol
 from onlinelab.learners.logdet import LogDetOMD
-from onlinelab.linalg import orthonormality_error
-from onlinelab.protocol import Context, Feedback
-from onlinelab.rng import BatchRNG
+from onlinelab.geometry.linalg import orthonormality_error
+from onlinelab.core.protocol import Context, Feedback
+from onlinelab.core.rng import BatchRNG
 
 from .conftest import random_symmetric
 

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import onlinelab as ol
-from onlinelab.protocol import EigenPlay
+from onlinelab.core.protocol import EigenPlay
 
 from .conftest import random_spectraplex_eig
 

@@ -17,7 +17,7 @@ from sklearn.manifold import SpectralEmbedding
 
 from onlinelab.errors import ConfigError, DataError, DisconnectedGraphError, UnknownNameError
 from onlinelab.manifold import (LaplacianEigenmaps, ale_weights, helix, knn_graph, laplacian_problem, trace_optimize,
-                                vrle_radii, vrle_weights)
+    vrle_radii, vrle_weights)
 
 
 def sin_max_angle(U, V):

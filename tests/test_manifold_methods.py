@@ -17,8 +17,8 @@ from scipy.stats import spearmanr
 
 from onlinelab.errors import ConfigError, DataError
 from onlinelab.manifold import (LPP, ONPP, PCA, ClassicalMDS, Isomap, LocallyLinearEmbedding, double_centre, helix,
-                                laplacian_problem, lle_matrix, lle_weights, squared_distances, strain, stress,
-                                trace_optimize, trustworthiness, unrolling)
+    laplacian_problem, lle_matrix, lle_weights, squared_distances, strain, stress, trace_optimize, trustworthiness,
+    unrolling)
 
 
 def sin_max_angle(U, V):

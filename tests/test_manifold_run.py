@@ -7,8 +7,8 @@ import pytest
 from sklearn.manifold import trustworthiness as sk_trustworthiness
 
 from onlinelab import load_run
-from onlinelab.cli import main
-from onlinelab.config import load_toml
+from onlinelab.cli.main import main
+from onlinelab.experiment.config import load_toml
 from onlinelab.errors import ConfigError, UnknownNameError
 from onlinelab.manifold import LaplacianEigenmaps, helix, load_dataset
 from onlinelab.manifold.experiment import METHODS, parse_manifold, run_grid
@@ -92,5 +92,5 @@ def test_listed_and_bad_configs(capsys):
     with pytest.raises(UnknownNameError, match=r"\[run\]"):
         parse_manifold({**good, "run": {"rounds": 5}})
     with pytest.raises(ConfigError, match="--rounds does not apply"):
-        from onlinelab.manifold.experiment import run_outcome
+        from onlinelab.experiment.kinds.manifold import run_outcome
         run_outcome(good, rounds=10)

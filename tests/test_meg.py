@@ -6,13 +6,14 @@ from scipy.linalg import expm
 
 import onlinelab as ol
 from onlinelab.learners.meg import MEG
-from onlinelab.protocol import Context, Feedback
-from onlinelab.rng import BatchRNG
+from onlinelab.core.protocol import Context, Feedback
+from onlinelab.core.base import label_of
+from onlinelab.core.rng import BatchRNG
 
 
 def replay(env, seed, R, T):
     """The environment's losses as simulate draws them (same stream name)."""
-    env.reset(BatchRNG.from_seed(seed, "environment", ol.simulator.label_of(env), R), T)
+    env.reset(BatchRNG.from_seed(seed, "environment", label_of(env), R), T)
     return [env.emit(t, None) for t in range(1, T + 1)]
 
 

@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 
 import onlinelab as ol
-from onlinelab.bounds import LossStats
-from onlinelab.domains import make_domain
-from onlinelab.mirror import get_mirror, mirror_beta, mirror_range
-from onlinelab.oco_bounds import ZERO_TOL, capped_meg_bounds, ftrl_bound, prescient_bound
-from onlinelab.protocol import Context
-from onlinelab.recoveries import RECOVERIES
+from onlinelab.bounds.base import LossStats
+from onlinelab.geometry.specs import make_domain
+from onlinelab.geometry.mirror import get_mirror, mirror_beta, mirror_range
+from onlinelab.bounds.oco import ZERO_TOL, capped_meg_bounds, ftrl_bound, prescient_bound
+from onlinelab.core.protocol import Context
+from onlinelab.games.recoveries import RECOVERIES
 
 STATS = LossStats(t=np.array([1, 100]), comparator=np.array([[0.0, 3.0]]),
                   spec_sq=np.array([[1.0, 50.0]]), fro_sq=np.array([[1.0, 60.0]]))

@@ -6,9 +6,9 @@ import pickle
 import pytest
 
 import onlinelab as ol
-from onlinelab.checks import check_learner
+from onlinelab.experiment.checks import check_learner
 from onlinelab.learners.oco_base import OCOLearner, alpha_schedule
-from onlinelab.registry import environment_class, environment_names, learner_class, learner_names
+from onlinelab.core.registry import environment_class, environment_names, learner_class, learner_names
 
 OCO_LEARNERS = sorted(n for n in learner_names() if issubclass(learner_class(n), OCOLearner))
 # an OCO environment declares the domain its learners play in (streams of samples declare none)

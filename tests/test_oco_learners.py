@@ -3,9 +3,9 @@ import numpy as np
 import pytest
 
 import onlinelab as ol
-from onlinelab.domains import Simplex
+from onlinelab.geometry.domains import Simplex
 from onlinelab.errors import ConfigError, DomainError
-from onlinelab.linalg import softmax
+from onlinelab.geometry.linalg import softmax
 from tests.ball_reference import ball_min
 
 
@@ -43,7 +43,7 @@ def test_hedge_matches_plain_loop():
     res = ol.simulate(ol.make_environment("experts-adversarial", d=5), [ol.make_learner("ftrl", regularizer="entropy",
                                                                                         eta=eta)], T=T, seed=4)
     env = ol.make_environment("experts-adversarial", d=5)
-    env.reset(ol.rng.BatchRNG.from_seed(4, "environment", "experts-adversarial(d=5)", 1), T)
+    env.reset(ol.core.rng.BatchRNG.from_seed(4, "environment", "experts-adversarial(d=5)", 1), T)
     S, total = np.zeros(5), 0.0
     for t in range(1, T + 1):
         g = env.emit(t, None).G[0]
@@ -77,7 +77,7 @@ def test_frobenius_ftrl_lazy_and_greedy_match_plain_loops():
     env = ol.make_environment("switching", d=d, block=7)
     res = ol.simulate(env, {"lazy": ol.make_learner("ftrl", eta=eta, domain="spectraplex"),
                             "greedy": ol.make_learner("omd", gamma=eta, domain="spectraplex")}, T=T, seed=2)
-    env.reset(ol.rng.BatchRNG.from_seed(2, "environment", "switching(d=3, block=7)", 1), T)
+    env.reset(ol.core.rng.BatchRNG.from_seed(2, "environment", "switching(d=3, block=7)", 1), T)
     S, W, lazy, greedy = np.zeros((d, d)), np.eye(d) / d, 0.0, 0.0
     for t in range(1, T + 1):
         L = env.emit(t, None).dense()[0]
@@ -141,7 +141,7 @@ def test_quadratic_ball_learners_under_bounds_and_comparator_exact():
     assert b.holds.all() and not b.violated.any()
     assert all(m["pointwise"] for m in res.meta["bounds"])
     assert (res.final("regret")["ftl+"] <= 1e-9).all()
-    env.reset(ol.rng.BatchRNG.from_seed(0, "environment", "quadratic-ball(d=3)", 2), 200)
+    env.reset(ol.core.rng.BatchRNG.from_seed(0, "environment", "quadratic-ball(d=3)", 2), 200)
     A, bsum = 0, 0
     for t in range(1, 201):
         q = env.emit(t, None)

@@ -9,8 +9,8 @@ import pytest
 
 import onlinelab as ol
 from onlinelab import cli
-from onlinelab.durable import resume_run
-from onlinelab.experiments import run_experiment
+from onlinelab.experiment.durable import resume_run
+from onlinelab.experiment.default import run_experiment
 
 CFG = {"run": {"name": "kill", "rounds": 120, "replicates": 2, "checkpoints": 8, "seed": 7},
        "environments": [{"name": "spiked-covariance", "d": 3}, {"name": "top-direction", "d": 3}],
@@ -31,7 +31,7 @@ def _child(out):
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork to kill a run cheaply")
 def test_sigkill_at_random_points_then_resume_is_bit_identical(tmp_path, monkeypatch):
-    monkeypatch.setattr("onlinelab.report.write_report", lambda result, path: None)  # figures are not under test
+    monkeypatch.setattr("onlinelab.runs.report.write_report", lambda result, path: None)  # figures are not under test
     start = time.perf_counter()
     reference, _ = run_experiment(CFG, out=tmp_path / "reference", checkpoint_seconds=None)
     duration = time.perf_counter() - start

@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from onlinelab import simplex_projection as sp
-from onlinelab.domains import Simplex
+from onlinelab.geometry import simplex_projection as sp
+from onlinelab.geometry.domains import Simplex
 
 
 def _reference(y):

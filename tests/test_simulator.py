@@ -67,8 +67,8 @@ def test_adaptive_environment_sees_past_actions_only():
     learner = ol.make_learner("logdet-omd", sampler="sparse")
     ol.simulate(_Recorder(d=3), {"s": learner}, T=6, replicates=2, seed=0)
     # replay the learner by hand with the same streams: its actions must be what the history showed
-    from onlinelab.protocol import Context, Feedback
-    from onlinelab.rng import BatchRNG
+    from onlinelab.core.protocol import Context, Feedback
+    from onlinelab.core.rng import BatchRNG
     ctx = Context(d=3, T=6, replicates=2, psd=True, adaptive=True)
     rng = BatchRNG.from_seed(0, "learner", "s", 2)
     state = learner.init(ctx, rng)
@@ -177,8 +177,8 @@ def test_adaptive_environment_cannot_write_into_the_mixed_strategy():
 
 def test_pseudo_regret_pools_the_replicates_cumulative_losses():
     """theory §1.1: mean_r Σ_t⟨Ŵ, L⟩ − λ_min(mean_r Σ_t L_t), with the losses replayed independently."""
-    from onlinelab.rng import BatchRNG
-    from onlinelab.simulator import label_of
+    from onlinelab.core.rng import BatchRNG
+    from onlinelab.core.base import label_of
     env = ol.make_environment("spiked-covariance", d=4)
     T, R, seed = 60, 5, 3
     res = ol.simulate(env, {"meg": ol.make_learner("meg")}, T=T, replicates=R, seed=seed)

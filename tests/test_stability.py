@@ -10,7 +10,7 @@ import itertools
 import numpy as np
 import pytest
 
-from onlinelab.bounds import c_d
+from onlinelab.bounds.base import c_d
 from onlinelab.learners.bandit_sampling import DenseSampler, SparseSampler
 
 from .conftest import random_spectraplex_eig, random_symmetric

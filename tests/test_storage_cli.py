@@ -10,9 +10,9 @@ import pytest
 
 import onlinelab as ol
 from onlinelab import cli
-from onlinelab import config as C
+from onlinelab.experiment import config as C
 from onlinelab.errors import StorageError
-from onlinelab.experiments import run_experiment
+from onlinelab.experiment.default import run_experiment
 
 SMALL = """
 [run]
@@ -136,7 +136,7 @@ class _Overclaiming(ol.Learner):
         return state
 
     def bounds(self, ctx):
-        from onlinelab.bounds import Bound
+        from onlinelab.bounds.base import Bound
         return [Bound("too-good", "none", "0.5", {"always": True}, lambda s: np.full(s.t.shape, 0.5), pointwise=True)]
 
 

@@ -5,9 +5,9 @@ import pytest
 import onlinelab as ol
 from onlinelab.errors import ConfigError, LossError
 from onlinelab.learners.streaming_gradient_pca import gradient_pca
-from onlinelab.protocol import Context, Feedback
-from onlinelab.rng import BatchRNG
-from onlinelab.streaming_losses import SampleLoss
+from onlinelab.core.protocol import Context, Feedback
+from onlinelab.core.rng import BatchRNG
+from onlinelab.losses.streaming import SampleLoss
 
 STREAM_LEARNERS = ["oja", "gradient-pca", "linear-ae", "tanh-ae", "denoising-ae", "batch-pca", "incremental-pca"]
 
@@ -85,5 +85,5 @@ def test_other_bad_hyper_parameters():
     with pytest.raises(ConfigError, match="2k <= d"):
         ol.make_environment("rotating-subspace", d=5, k=3)
     with pytest.raises(ConfigError, match="t must be < the number of points"):
-        from onlinelab.subspace_metrics import t_similarity
+        from onlinelab.geometry.subspace_metrics import t_similarity
         t_similarity(np.ones((5, 2)), np.ones((5, 1)), t=5)

@@ -5,9 +5,9 @@ from sklearn.decomposition import PCA
 
 import onlinelab as ol
 from onlinelab.learners.streaming_gradient_pca import gradient_pca, pca_gradient, pca_objective
-from onlinelab.rng import BatchRNG
-from onlinelab.simulator import label_of
-from onlinelab.subspace_metrics import sin2_theta
+from onlinelab.core.rng import BatchRNG
+from onlinelab.core.base import label_of
+from onlinelab.geometry.subspace_metrics import sin2_theta
 
 from .test_stream_oja import _drive
 

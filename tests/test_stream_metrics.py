@@ -4,9 +4,9 @@ import pytest
 from scipy.linalg import subspace_angles
 
 import onlinelab as ol
-from onlinelab.streaming_losses import SampleLoss, TopKComparator
-from onlinelab.subspace_metrics import (explained_variance, pca_basis, reconstruction_error, sin2_theta,
-                                        sin_theta_fro, t_similarity)
+from onlinelab.losses.streaming import SampleLoss, TopKComparator
+from onlinelab.geometry.subspace_metrics import (explained_variance, pca_basis, reconstruction_error, sin2_theta,
+    sin_theta_fro, t_similarity)
 
 
 def _bases(rng, d=9, k=3, R=4):
@@ -79,7 +79,7 @@ def test_regret_is_compression_regret():
     env = ol.make_environment("spiked-stream", d=6, k=2, block=4)
     res = ol.simulate(env, [ol.make_learner("oja", k=2, qr="block")], T=30, replicates=1, seed=0, checkpoints=[30])
     env2 = env.clone()
-    from onlinelab.rng import BatchRNG
+    from onlinelab.core.rng import BatchRNG
     env2.reset(BatchRNG.from_seed(0, "environment", res.environments[0], 1), 30)
     lrn = ol.make_learner("oja", k=2, qr="block")
     lrng = BatchRNG.from_seed(0, "learner", res.learners[0], 1)
@@ -110,7 +110,7 @@ def test_digits_stream_orders_and_batch_pca_target():
     # after exactly the 1797 = 3 × 599 samples, batch PCA on the stream is the target itself
     assert res.final("sin2_theta").iloc[0] < 1e-6
     # sorted order: the first rounds show only zeros (class 0)
-    env.reset(ol.rng.BatchRNG.from_seed(0, "environment", "x", 2), 10)
+    env.reset(ol.core.rng.BatchRNG.from_seed(0, "environment", "x", 2), 10)
     env.block = 20
     X = env.emit(1, None).samples
     labels = {int(env.labels[np.argmin(np.abs(env.data - x).sum(axis=1))]) for x in X[0].T}
@@ -169,7 +169,7 @@ def test_sample_loss_statistics_match_dense(b):
 def test_digits_subsample_is_the_data_set_and_the_run_seed_is_the_order():
     # (The generic conformance suite, tests/test_conformance.py, checks every registered environment as built by
     # default; this covers the subsampled digits stream.)
-    from onlinelab.checks import check_environment
+    from onlinelab.experiment.checks import check_environment
     from onlinelab.environments.streams import DigitsStream
     env = DigitsStream(k=3, n_samples=200, block=50)
     assert "seed changes the losses" in check_environment(env, T=4)
@@ -179,7 +179,7 @@ def test_digits_subsample_is_the_data_set_and_the_run_seed_is_the_order():
 
     def first_round(seed):
         e = env.clone()
-        e.reset(ol.rng.BatchRNG.from_seed(seed, "environment", "x", 2), 4)
+        e.reset(ol.core.rng.BatchRNG.from_seed(seed, "environment", "x", 2), 4)
         return e.emit(1, None).factors
 
     a, b = first_round(0), first_round(1)

@@ -3,11 +3,11 @@ import numpy as np
 import pytest
 
 import onlinelab as ol
-from onlinelab.linalg import orthonormality_error
-from onlinelab.rng import BatchRNG
-from onlinelab.streaming import fit
-from onlinelab.streaming_losses import SampleLoss
-from onlinelab.subspace_metrics import sin2_theta
+from onlinelab.geometry.linalg import orthonormality_error
+from onlinelab.core.rng import BatchRNG
+from onlinelab.learners.streaming_base import fit
+from onlinelab.losses.streaming import SampleLoss
+from onlinelab.geometry.subspace_metrics import sin2_theta
 
 
 def _drive(learner, env, samples, block, R=2, seed=0, check=None):
@@ -95,7 +95,7 @@ def test_oja_block_equals_sequential_steps_to_first_order():
 
 
 def _replay(env, rounds, R, seed=0, label="fit"):
-    """The samples (R, d, rounds·b) that :func:`onlinelab.streaming.fit` (label "fit") feeds, and the learner's rng."""
+    """The samples (R, d, rounds·b) that :func:`onlinelab.learners.streaming_base.fit` (label "fit") feeds, and the learner's rng."""
     e = env.clone()
     e.reset(BatchRNG.from_seed(seed, "environment", label, R), rounds)
     X = np.concatenate([e.emit(t, None).factors for t in range(1, rounds + 1)], axis=2)

@@ -14,12 +14,12 @@ import pytest
 import onlinelab as ol
 from tests.resume_check import assert_resume_is_bit_identical
 from onlinelab.errors import ConfigError, UnknownNameError
-from onlinelab.projection_losses import ProjectionLoss
-from onlinelab.rng import BatchRNG
-from onlinelab.simulator import label_of
-from onlinelab.streaming_losses import TopKComparator
-from onlinelab import topk
-from onlinelab.topk import top_k_sum
+from onlinelab.losses.projection import ProjectionLoss
+from onlinelab.core.rng import BatchRNG
+from onlinelab.core.base import label_of
+from onlinelab.losses.streaming import TopKComparator
+from onlinelab.geometry import topk
+from onlinelab.geometry.topk import top_k_sum
 
 D_BIG, K, BLOCK, T, R = 160, 3, 30, 24, 2   # d ≥ 128: the iterative solver is used
 
@@ -83,7 +83,7 @@ def test_none_records_losses_only_and_says_so_in_the_run_directory(tmp_path):
     assert res.bounds().final_bound.isna().all() and not res.violations().size
     cfg = {"run": {"rounds": 6, "replicates": 2, "comparator": "none", "checkpoints": 2},
            "environments": [{"name": "spiked-stream", "d": 6, "k": 2}], "learners": [{"name": "oja", "k": 2}]}
-    from onlinelab.experiments import run_experiment
+    from onlinelab.experiment.default import run_experiment
     _, path = run_experiment(cfg, out=tmp_path / "run")
     assert json.loads((path / "meta.json").read_text())["comparator"] == "none"
     assert 'comparator = "none"' in (path / "config.toml").read_text()
@@ -137,7 +137,7 @@ def test_statistics_are_summed_only_when_a_bound_reads_them(monkeypatch):
     """Oja declares no bound, so a run of Oja alone never asks a loss for its statistics (‖L‖_F² needs a b × b
     Gram per round); beside MEG, which declares bounds, the statistics are summed and MEG's bound curves are
     the same as in a run of MEG alone."""
-    from onlinelab.streaming_losses import SampleLoss
+    from onlinelab.losses.streaming import SampleLoss
     env = ol.make_environment("spiked-stream", d=12, k=2, block=70)
     calls = []
     original = SampleLoss.statistics

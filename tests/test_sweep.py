@@ -6,9 +6,9 @@ from scipy import stats as sps
 
 import onlinelab as ol
 from onlinelab import cli
-from onlinelab import sweeps as S
+from onlinelab.experiment import sweeps as S
 from onlinelab.errors import ConfigError
-from onlinelab.storage import save_run
+from onlinelab.runs.storage import save_run
 
 BASE = {"run": {"name": "sw", "rounds": 25, "replicates": 2, "checkpoints": 5},
         "environments": [{"name": "spiked-covariance", "d": 3}],
@@ -115,7 +115,7 @@ def test_compare_prints_a_table_and_writes_an_overlay(tmp_path, capsys):
     assert cli.main(["compare", str(tmp_path / "seed1"), str(tmp_path / "seed2"), "--plot", str(plot)]) == 0
     out = capsys.readouterr().out
     assert "seed1" in out and "seed2" in out and plot.stat().st_size > 0
-    from onlinelab.compare import compare
+    from onlinelab.runs.compare import compare
     table, fig = compare([tmp_path / "seed1", tmp_path / "seed2"])
     assert list(table["T"]) == [20, 30] and list(table.seed) == [1, 2]
     assert [t.get_text() for t in fig.legends[0].get_texts()] == [   # one legend, outside the axes

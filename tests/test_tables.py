@@ -6,10 +6,11 @@ import pandas as pd
 import pytest
 
 import onlinelab as ol
-from onlinelab import cli, run_kinds
+from onlinelab import cli
+from onlinelab.experiment import kinds as run_kinds
 from onlinelab.errors import ConfigError, StorageError
-from onlinelab.game_result import GameResult
-from onlinelab.tables import Column, format_table, missing
+from onlinelab.runs.game_result import GameResult
+from onlinelab.runs.tables import Column, format_table, missing
 
 
 def test_missing_values_print_na_with_one_footnote_per_meaning():
@@ -90,7 +91,7 @@ class _CountResult(ol.Result):
 
 def test_a_registered_kind_reloads_as_its_result_class(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(run_kinds, "_KINDS", dict(run_kinds._KINDS))
-    run_kinds.register_run_kind("counting", "onlinelab.game_config:run_outcome", result=f"{__name__}:_CountResult")
+    run_kinds.register_run_kind("counting", "onlinelab.experiment.kinds.game:run_outcome", result=f"{__name__}:_CountResult")
     res = ol.simulate("spiked-covariance", [ol.make_learner("meg")], T=10)
     res.meta["kind"] = "counting"
     res.save(tmp_path / "c")

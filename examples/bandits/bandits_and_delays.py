@@ -23,7 +23,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from onlinelab import bandit_delay_experiments as X  # noqa: E402
+from onlinelab.bandits import delay_experiments as X  # noqa: E402
 
 
 def main(argv=None):

@@ -3,7 +3,7 @@
 Methods: batch PCA (scikit-learn), Gaussian random projection (scikit-learn), gradient PCA
 (theory §4, safe step, on the centred data matrix), Oja (block cadence, ``epochs`` passes over
 the data in random order) and the linear autoencoder (SGD, same passes; its code is the
-encoder output ``W_eᵀ x``).  Each embedding is scored by :func:`onlinelab.subspace_metrics.t_similarity`:
+encoder output ``W_eᵀ x``).  Each embedding is scored by :func:`onlinelab.geometry.subspace_metrics.t_similarity`:
 the mean fraction of every point's 10 nearest neighbours that stay among its 10 nearest.
 
 Run ``python examples/streaming/digits_tsimilarity.py [out_dir]`` for the full table and
@@ -19,8 +19,8 @@ import pandas as pd
 
 import onlinelab as ol
 from onlinelab.learners.streaming_gradient_pca import gradient_pca
-from onlinelab.streaming import fit
-from onlinelab.subspace_metrics import t_similarity
+from onlinelab.learners.streaming_base import fit
+from onlinelab.geometry.subspace_metrics import t_similarity
 
 KS = (1, 2, 4, 8, 16, 32)
 

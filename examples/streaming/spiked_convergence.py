@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 import onlinelab as ol
-from onlinelab.config import load_toml, parse
+from onlinelab.experiment.config import load_toml, parse
 
 CONFIG = pathlib.Path(__file__).with_name("spiked_convergence.toml")
 METRICS = ("sin2_theta", "sin_theta_fro", "explained_variance", "reconstruction_error", "regret")

@@ -6,7 +6,7 @@
   online version on a recommender stream that reveals a batch of entries per round;
 * :func:`prox_gradient` — gradient descent, ISTA and FISTA on :class:`Lasso`, :class:`HuberLasso`,
   :class:`LeastSquares` (scikit-learn's diabetes data), and :func:`svm_dual`, the soft-margin SVM by its
-  dual with the primal–dual gap; the ``[bregman]`` run kind (:mod:`~onlinelab.bregman.config`);
+  dual with the primal–dual gap; the ``[bregman]`` run kind (:mod:`~onlinelab.experiment.kinds.bregman`);
 * :mod:`~onlinelab.bregman.prox` — soft-thresholding, singular value thresholding and their envelopes;
 * :mod:`~onlinelab.bregman.loop` — :func:`iterate`, the runner every method here shares, and
   :class:`IterationResult`, the tidy table with ``bound:*`` rows.
@@ -16,11 +16,12 @@
 >>> int(res.final("rank").iloc[0])
 1
 """
-from .composite import HuberLasso, Lasso, LeastSquares, ProxGradient, prox_gradient
-from .completion import MatrixCompletion, OnlineCompletion, RecommenderStream, complete_matrix, complete_stream
-from .loop import IterationResult, iterate
-from .rpca import RobustPCA, robust_pca
-from .svm import SVMDual, svm_dual
+from onlinelab.bregman.composite import HuberLasso, Lasso, LeastSquares, ProxGradient, prox_gradient
+from onlinelab.bregman.completion import (MatrixCompletion, OnlineCompletion, RecommenderStream, complete_matrix,
+    complete_stream)
+from onlinelab.bregman.loop import IterationResult, iterate
+from onlinelab.bregman.rpca import RobustPCA, robust_pca
+from onlinelab.bregman.svm import SVMDual, svm_dual
 
 __all__ = ["IterationResult", "iterate", "RobustPCA", "robust_pca", "MatrixCompletion", "OnlineCompletion",
            "RecommenderStream", "complete_matrix", "complete_stream", "HuberLasso", "Lasso", "LeastSquares",

@@ -22,12 +22,12 @@ from functools import lru_cache
 
 import numpy as np
 
-from .. import validation as v
-from ..bounds import Bound
-from ..errors import ConfigError
-from .loop import iterate, single_blas
-from .momentum import Momentum, restarted_fista, t_value
-from .prox import huber, soft_threshold
+from onlinelab.core import validation as v
+from onlinelab.bounds.base import Bound
+from onlinelab.errors import ConfigError
+from onlinelab.bregman.loop import iterate, single_blas
+from onlinelab.geometry.momentum import Momentum, restarted_fista, t_value
+from onlinelab.bregman.prox import huber, soft_threshold
 
 
 @lru_cache(maxsize=None)
@@ -213,7 +213,7 @@ class ProxGradient:
         return self.problem.prox(y - self.tau * self.problem.grad(y), self.tau)
 
     def solve_reference(self, max_iter: int = 200000) -> dict:
-        """ŵ and E⋆ by restarted FISTA (see :func:`~onlinelab.bregman.momentum.restarted_fista`)."""
+        """ŵ and E⋆ by restarted FISTA (see :func:`~onlinelab.geometry.momentum.restarted_fista`)."""
         g0 = np.sqrt(np.sum(self.problem.grad(self.w0) ** 2, axis=1))
         target = self.tol * np.maximum(1.0, g0) * self.tau
         tau = self.tau

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import validation as v
+from onlinelab.core import validation as v
 
 
 def _rngs(seed: int, R: int):

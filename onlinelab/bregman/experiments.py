@@ -16,9 +16,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .completion import complete_matrix
-from .data import low_rank, low_rank_plus_sparse, synthetic_video
-from .rpca import robust_pca
+from onlinelab.bregman.completion import complete_matrix
+from onlinelab.bregman.data import low_rank, low_rank_plus_sparse, synthetic_video
+from onlinelab.bregman.rpca import robust_pca
 
 
 def acceleration_table(n: int = 120, s: int = 60, rank: int = 3, outliers: float = 0.05, size: float = 10.0,

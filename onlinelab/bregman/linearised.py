@@ -17,10 +17,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .. import validation as v
-from ..bounds import Bound
-from .momentum import Momentum, restarted_fista, t_value
-from .prox import svd
+from onlinelab.core import validation as v
+from onlinelab.bounds.base import Bound
+from onlinelab.geometry.momentum import Momentum, restarted_fista, t_value
+from onlinelab.bregman.prox import svd
 
 
 class BregmanState(NamedTuple):
@@ -41,7 +41,7 @@ class LinearisedBregman:
     ``adjoint(B)`` (one block; ``adjoint_sq`` when there are several), ``forward(parts)``, ``prox(Z, fac)`` → (parts, rank), ``envelope(Z, fac)``,
     ``primal_value(parts)``, ``feasible(parts)`` and ``params()``, then calls
     ``_setup(tau, accelerated, t_rule, momentum, reference, tol)``: τ (τ‖A‖² ≤ 1), FISTA momentum or
-    not, the t_k rule and β formula (:mod:`onlinelab.bregman.momentum`), whether to run the reference
+    not, the t_k rule and β formula (:mod:`onlinelab.geometry.momentum`), whether to run the reference
     solve for G⋆ and B̂, and its relative gradient tolerance.
     """
 

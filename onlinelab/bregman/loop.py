@@ -12,7 +12,7 @@ method: the rate holds pointwise), breaches listed and raised as
 :class:`~onlinelab.errors.BoundViolationWarning`.
 
 >>> import numpy as np
->>> from onlinelab.bounds import Bound
+>>> from onlinelab.bounds.base import Bound
 >>> class Halve:                      # x_{k+1} = x_k / 2, with the (true) curve 1/k
 ...     name, replicates, headline = "halve", 1, ("x",)
 ...     def init(self): return np.ones(1)
@@ -33,12 +33,12 @@ import numpy as np
 import pandas as pd
 import simpy
 
-from .. import validation as v
-from ..bounds import LossStats
-from ..errors import BoundViolationWarning
-from ..result import Result, _frame
-from ..simulator import _checkpoints
-from ..tables import Column, format_table
+from onlinelab.core import validation as v
+from onlinelab.bounds.base import LossStats
+from onlinelab.errors import BoundViolationWarning
+from onlinelab.runs.result import Result, _frame
+from onlinelab.core.schedule import _checkpoints
+from onlinelab.runs.tables import Column, format_table
 
 BOUND_TOL = 1e-9
 NO_RATE = "no rate curve (no reference solve, or its assumptions failed)"
@@ -115,7 +115,7 @@ def iterate(method, iters: int, *, checkpoints=None, stream=None, label: str | N
     wall = time.perf_counter() - start
     result = IterationResult.build(method, label, environment, ckpts, rows, box, wall, K)
     if box["error"] is not None:
-        from ..errors import SimulationError
+        from onlinelab.errors import SimulationError
         raise SimulationError(f"{label} failed at iteration {box['done'] + 1}: {box['error']}; "
                               "the checkpoints before it are in this error's .partial", partial=result) \
             from box["error"]
@@ -216,7 +216,7 @@ class IterationResult(Result):
 
     def plot(self, ax=None, metric=None, environment=None):
         """Log-log curves of the headline metrics (or ``metric``), banded over replicates, with the rate curves in
-        distinct styles; returns ``(Figure, ndarray of Axes)`` like every result's plot (:mod:`onlinelab.figures`).
+        distinct styles; returns ``(Figure, ndarray of Axes)`` like every result's plot (:mod:`onlinelab.runs.figures`).
 
         Parameters
         ----------
@@ -227,7 +227,7 @@ class IterationResult(Result):
         environment : str or None, default None
             Unused (one problem per result).
         """
-        from ..figures import band, band_handle, bound_styles, finish, new_figure, run_title
+        from onlinelab.runs.figures import band, band_handle, bound_styles, finish, new_figure, run_title
         fig, axes = new_figure(1, ax)
         axis = axes[0]
         names = [metric] if metric else self.meta["iteration"]["headline"]
@@ -260,8 +260,8 @@ class IterationResult(Result):
         force : bool, default False
             Replace a non-empty ``path``.
         """
-        from ..figures import save_figure
-        from ..storage import save_run
+        from onlinelab.runs.figures import save_figure
+        from onlinelab.runs.storage import save_run
         path = save_run(self, path, config=config, report=False, force=force)
         text = "# Iterative method report\n\n" + self.summary_text(markdown=True) + "\n"
         (path / "report.md").write_text(text)

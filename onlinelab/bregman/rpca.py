@@ -32,11 +32,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import validation as v
-from ..errors import ConfigError
-from .linearised import LinearisedBregman
-from .loop import iterate, single_blas
-from .prox import l1_envelope, nuclear_envelope, soft_threshold, svt
+from onlinelab.core import validation as v
+from onlinelab.errors import ConfigError
+from onlinelab.bregman.linearised import LinearisedBregman
+from onlinelab.bregman.loop import iterate, single_blas
+from onlinelab.bregman.prox import l1_envelope, nuclear_envelope, soft_threshold, svt
 
 
 def matrices(X, name: str = "X") -> np.ndarray:
@@ -220,7 +220,7 @@ def robust_pca(X, alpha=None, gamma=None, accelerated: bool = True, iters: int =
     t_rule : {"recursive", "linear"}, default "recursive"
         The momentum's t_k rule.
     momentum : {"fista", "notes"}, default "fista"
-        The momentum weight (see :mod:`onlinelab.bregman.momentum`).
+        The momentum weight (see :mod:`onlinelab.geometry.momentum`).
     checkpoints : int, list of int or None, default None
         Iterations at which metrics are logged (None: about 40 log-spaced).
     reference : bool, default True

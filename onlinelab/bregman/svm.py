@@ -9,7 +9,7 @@ compact) gives the dual (notes 2.47–2.48)
 solved here by projected gradient (ISTA with G the box's indicator) or FISTA, step α/‖XᵀY‖².
 For every λ in the box, P(ŵ(λ)) + D(λ) ≥ P(ŵ) − P⋆ ≥ 0: the *gap* certifies the primal point, and it
 closes at the solution.  scikit-learn's ``LinearSVC(loss="hinge", C=1/α, fit_intercept=False)``
-minimises P/α, so its weights are ŵ.  Data: the breast-cancer set of :mod:`onlinelab.datasets`
+minimises P/α, so its weights are ŵ.  Data: the breast-cancer set of :mod:`onlinelab.losses.datasets`
 (standardised, an intercept column, rows of unit norm; ±1 labels).
 
 >>> w, lam, res = svm_dual(alpha=1.0, iters=400, accelerated=True)
@@ -21,11 +21,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import validation as v
-from ..errors import ConfigError
-from .composite import prox_gradient
-from .loop import single_blas
-from .momentum import restarted_fista
+from onlinelab.core import validation as v
+from onlinelab.errors import ConfigError
+from onlinelab.bregman.composite import prox_gradient
+from onlinelab.bregman.loop import single_blas
 
 
 class SVMDual:
@@ -60,8 +59,8 @@ class SVMDual:
 
     @classmethod
     def breast_cancer(cls, alpha: float = 1.0):
-        """The problem on the bundled breast-cancer data (:func:`onlinelab.datasets.load_data`)."""
-        from ..datasets import load_data
+        """The problem on the bundled breast-cancer data (:func:`onlinelab.losses.datasets.load_data`)."""
+        from onlinelab.losses.datasets import load_data
         return cls(*load_data("breast-cancer"), alpha=alpha)
 
     def weights(self, lam):
@@ -129,41 +128,3 @@ def svm_dual(X=None, y=None, alpha: float = 1.0, iters: int = 500, *, accelerate
     return problem.weights(lam[None])[0], lam, res
 
 
-def hinge_argmin(At, c, rho, s, domain, tol: float = 1e-12) -> np.ndarray:
-    """argmin_{x∈K} Σ_i c_i max(0, 1 − ã_i·x) + (ρ/2)‖x‖² − ⟨s, x⟩ per row, through the dual box-QP.
-
-    With max(0, z) = max_{λ∈[0,1]} λz the minimum over x of the Lagrangian is at x(λ) = Π_K((s + Ãᵀλ)/ρ)
-    (K = ℝⁿ or a box: the projection of the unconstrained minimiser, the quadratic being isotropic), and
-    λ ∈ ∏[0, c_i] maximises the concave, (‖Ã‖²/ρ)-smooth dual — by restarted FISTA until the projected
-    step is below tol·max(1, ‖c‖).  Used as the exact comparator of the hinge losses (theory §9).
-
-    Parameters
-    ----------
-    At : numpy.ndarray
-        Rows ã_i = y_i a_i, shape (N, n).
-    c : numpy.ndarray
-        Sample weights (R, N), ≥ 0.
-    rho : numpy.ndarray
-        Ridge weights (R,), > 0.
-    s : numpy.ndarray
-        Linear tilts (R, n).
-    domain : Domain
-        ℝⁿ or a box.
-    tol : float, default 1e-12
-        Relative tolerance on the dual step.
-    """
-    c, rho, s = np.asarray(c, float), np.asarray(rho, float), np.asarray(s, float)
-    used = np.flatnonzero(c.max(axis=0) > 0)             # λ_i ∈ [0, c_i] = {0} elsewhere: drop those samples
-    At, c = At[used], c[:, used]
-    proj = domain.project if domain.kind == "box" else (lambda x: x)
-    step = (rho / max(np.linalg.norm(At, 2) ** 2, 1e-300))[:, None]
-
-    def x_of(lam):
-        return proj((s + lam @ At) / rho[:, None])
-
-    def mapping(lam):
-        return np.clip(lam + step * (1.0 - x_of(lam) @ At.T), 0.0, c)
-
-    target = tol * np.maximum(1.0, np.linalg.norm(c, axis=1)) * step[:, 0]
-    lam, _, _ = restarted_fista(mapping, 0.5 * c, target, 200000)
-    return x_of(lam)

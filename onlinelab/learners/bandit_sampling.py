@@ -8,7 +8,7 @@ the structure (diagonal: O(d); diagonal plus rank one: one eigh; a 2 × 2 block:
 rotation).  ``EigEstimate.dense()`` gives the matrix, for tests.
 
 >>> import numpy as np
->>> from onlinelab.rng import BatchRNG
+>>> from onlinelab.core.rng import BatchRNG
 >>> rng = BatchRNG.from_seed(0, "learner", "doc", replicates=2)
 >>> lam, U = np.full((2, 3), 1 / 3), np.broadcast_to(np.eye(3), (2, 3, 3))
 >>> w, info = SparseSampler().sample(lam, U, rng)

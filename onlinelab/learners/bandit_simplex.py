@@ -36,14 +36,14 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .. import validation as v
-from ..base import Learner
-from ..bounds import Bound
-from ..errors import ConfigError, DomainError
-from ..protocol import Context, Play
-from ..registry import register_learner
-from ..rng import categorical_from
-from .mirror_descent import FTRL, OMD
+from onlinelab.core import validation as v
+from onlinelab.core.base import Learner
+from onlinelab.bounds.base import Bound
+from onlinelab.errors import ConfigError, DomainError
+from onlinelab.core.protocol import Context, Play
+from onlinelab.core.registry import register_learner
+from onlinelab.core.rng import categorical_from
+from onlinelab.learners.mirror_descent import FTRL, OMD
 
 
 class BanditState(NamedTuple):
@@ -124,7 +124,7 @@ class BanditSimplex(Learner):
                 and type(self._base) in (FTRL, OMD))
 
     def play_block(self, state: BanditState, block, rng):
-        """A block of an oblivious environment's linear losses in one call (onlinelab.slot), else None.
+        """A block of an oblivious environment's linear losses in one call (onlinelab.core.slot), else None.
 
         A bandit's rounds cannot be vectorised over time (round t's estimate depends on round t's draw),
         but the wrapper can play them in one loop of its own: the same inner ``act``/``update`` calls

@@ -6,11 +6,11 @@ W ∈ {0 ⪯ W ⪯ I/m, tr W = 1}; the mixed strategy is mW (a point of the Fant
 Round t:
 
 1. play: eigenvalues p of W (kept as log p with eigenvectors V); draw m indices by systematic
-   sampling with inclusion probabilities m·p (:func:`onlinelab.spectral.systematic_sample`, O(d)),
+   sampling with inclusion probabilities m·p (:func:`onlinelab.geometry.spectral.systematic_sample`, O(d)),
    so the frame U = V[:, idx] gives E[U Uᵀ] = mW exactly;
 2. update (greedy MEG step, then the relative-entropy projection):
    H = V diag(log p) Vᵀ − η L_t, eigh(H) = V' diag(h) V'ᵀ, p' = min(1/m, τ softmax(h)) — the capping
-   map of :func:`onlinelab.mirror.capped_log_softmax` on eigenvalues, the same vector map capped
+   map of :func:`onlinelab.geometry.mirror.capped_log_softmax` on eigenvalues, the same vector map capped
    Hedge uses on a simplex.  Only log p is stored, so tiny eigenvalues never meet a log.
 
 ``k=None`` reads m from the environment's domain ``fantope:m``; ``eta=None`` tunes
@@ -27,17 +27,17 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .. import validation as v
-from ..base import Learner
-from ..domains import make_domain
-from ..errors import DomainError
-from ..linalg import eigh
-from ..mirror import capped_log_softmax
-from ..oco_bounds import capped_meg_bounds
-from ..protocol import EigenPlay, Play
-from ..registry import register_learner
-from ..spectral import systematic_sample
-from .oco_base import linear_term
+from onlinelab.core import validation as v
+from onlinelab.core.base import Learner
+from onlinelab.geometry.specs import make_domain
+from onlinelab.errors import DomainError
+from onlinelab.geometry.linalg import eigh
+from onlinelab.geometry.mirror import capped_log_softmax
+from onlinelab.bounds.oco import capped_meg_bounds
+from onlinelab.core.protocol import EigenPlay, Play
+from onlinelab.core.registry import register_learner
+from onlinelab.geometry.spectral import systematic_sample
+from onlinelab.learners.oco_base import linear_term
 
 
 class CappedMEGState(NamedTuple):

@@ -24,13 +24,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .. import bounds as B
-from .. import validation as v
-from ..base import Learner
-from ..linalg import eigh, reorthonormalise, solve_shift
-from ..protocol import EigenPlay, Play
-from ..registry import register_learner
-from .bandit_sampling import SAMPLERS, EigEstimate
+from onlinelab import bounds as B
+from onlinelab.core import validation as v
+from onlinelab.core.base import Learner
+from onlinelab.geometry.linalg import eigh, reorthonormalise, solve_shift
+from onlinelab.core.protocol import EigenPlay, Play
+from onlinelab.core.registry import register_learner
+from onlinelab.learners.bandit_sampling import SAMPLERS, EigEstimate
 
 _FULL = ("full", None, "none")
 

@@ -18,12 +18,12 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .. import bounds as B
-from .. import validation as v
-from ..base import Learner
-from ..linalg import eigh, softmax
-from ..protocol import EigenPlay, Play
-from ..registry import register_learner
+from onlinelab import bounds as B
+from onlinelab.core import validation as v
+from onlinelab.core.base import Learner
+from onlinelab.geometry.linalg import eigh, softmax
+from onlinelab.core.protocol import EigenPlay, Play
+from onlinelab.core.registry import register_learner
 
 
 class MEGState(NamedTuple):

@@ -1,8 +1,8 @@
 """FTRL, FTRL+, OMD (linearised), OMD+ and optimistic FTRL over any domain and mirror map (theory §3.2, docs/theory/03-oco-fenchel.md).
 
-One code path for vectors and matrices: every step is :func:`~onlinelab.mirror.mirror_solve`
+One code path for vectors and matrices: every step is :func:`~onlinelab.geometry.mirror.mirror_solve`
 (argmin −⟨θ, z⟩ + φ(z) over K) of a dual point, and spectral domains solve on eigenvalues; greedy
-steps go through :func:`~onlinelab.mirror.mirror_step`, which for the Euclidean map on a vector
+steps go through :func:`~onlinelab.geometry.mirror.mirror_step`, which for the Euclidean map on a vector
 domain is the projection Π_K(z − γα_t g_t) itself.
 
 * ``ftrl``   z_t = solve(−η Σ_{s<t} α_s g_s)          (lazy; entropy on the simplex = Hedge,
@@ -25,13 +25,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import validation as v
-from ..errors import DomainError
-from ..mirror import get_mirror, mirror_beta, mirror_range, mirror_solve, mirror_step
-from ..oco_bounds import ftrl_bound, prescient_bound
-from ..protocol import Play
-from ..registry import register_learner
-from .oco_base import OCOLearner, OCOState, linear_term, require_linear
+from onlinelab.core import validation as v
+from onlinelab.errors import DomainError
+from onlinelab.geometry.mirror import get_mirror, mirror_beta, mirror_range, mirror_solve, mirror_step
+from onlinelab.bounds.oco import ftrl_bound, prescient_bound
+from onlinelab.core.protocol import Play
+from onlinelab.core.registry import register_learner
+from onlinelab.learners.oco_base import OCOLearner, OCOState, linear_term, require_linear
 
 
 class _Mirror(OCOLearner):
@@ -126,7 +126,7 @@ class FTRL(_Mirror):
         return Play(mirror_solve(self._mirror, -state.scale * state.acc, state.dom))
 
     def play_block(self, state, block, rng=None):
-        """All of a block's rounds at once for linear losses on a vector domain (onlinelab.slot), else None.
+        """All of a block's rounds at once for linear losses on a vector domain (onlinelab.core.slot), else None.
 
         The losses of an oblivious block are known in advance and a linear loss's gradient does not
         depend on the play, so the dual points −η Σ_{s<t} α_s g_s of every round are one running sum

@@ -1,7 +1,7 @@
 """What every online-convex-optimisation learner shares: domain resolution, weights α_t, loss oracles, state.
 
 theory §3.1–3.2 (docs/theory/03-oco-fenchel.md).  A learner plays z_t in a domain K (a vector domain or a spectral one —
-the same code either way, see :mod:`onlinelab.spectral`), receives weight α_t > 0 and
+the same code either way, see :mod:`onlinelab.geometry.spectral`), receives weight α_t > 0 and
 loss ℓ_t, and suffers α_t ℓ_t(z_t).  ``weights`` is ``"constant"`` (α_t = 1), ``"linear"``
 (α_t = t), a positive number (α_t = that number) or a list of positive numbers (α_t =
 weights[t−1]).  ``domain=None`` takes the environment's domain (``Context.domain``).
@@ -21,12 +21,12 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .. import validation as v
-from ..base import Learner
-from ..domains import make_domain
-from ..errors import ConfigError, DomainError
-from ..losses import MatrixLoss
-from ..vector_losses import LinearTerms
+from onlinelab.core import validation as v
+from onlinelab.core.base import Learner
+from onlinelab.geometry.specs import make_domain
+from onlinelab.errors import ConfigError, DomainError
+from onlinelab.losses.matrix import MatrixLoss
+from onlinelab.losses.vector import LinearTerms
 
 
 class OCOState(NamedTuple):

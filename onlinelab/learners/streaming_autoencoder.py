@@ -28,9 +28,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .. import validation as v
-from ..registry import register_learner
-from ..streaming import StepSchedule, SubspaceLearner, orthonormalize, random_basis, samples_of
+from onlinelab.core import validation as v
+from onlinelab.core.registry import register_learner
+from onlinelab.learners.streaming_base import StepSchedule, SubspaceLearner, samples_of
+from onlinelab.geometry.subspaces import orthonormalize, random_basis
 
 
 class AEState(NamedTuple):

@@ -23,10 +23,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .. import validation as v
-from ..errors import ConfigError
-from ..registry import register_learner
-from ..streaming import SubspaceLearner, random_basis, samples_of
+from onlinelab.core import validation as v
+from onlinelab.errors import ConfigError
+from onlinelab.core.registry import register_learner
+from onlinelab.learners.streaming_base import SubspaceLearner, samples_of
+from onlinelab.geometry.subspaces import random_basis
 
 
 class BatchPCAState(NamedTuple):

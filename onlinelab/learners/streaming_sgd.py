@@ -22,11 +22,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..base import Learner
-from ..errors import DomainError
-from ..protocol import Play
-from ..registry import register_learner
-from ..streaming import StepSchedule, check_finite
+from onlinelab.core.base import Learner
+from onlinelab.errors import DomainError
+from onlinelab.core.protocol import Play
+from onlinelab.core.registry import register_learner
+from onlinelab.learners.streaming_base import StepSchedule, check_finite
 
 
 class SGDState(NamedTuple):

@@ -9,15 +9,16 @@ ALE and VRLE weights, classical MDS, Isomap, LLE, LPP, ONPP and PCA.
 >>> Y.shape
 (200, 2)
 """
-from .core import TraceSolution, sign_fix, trace_optimize
-from .data import helix, load_dataset
-from .density import ale_weights, local_scales, vrle_radii, vrle_weights
-from .graphs import binary_weights, epsilon_graph, heat_weights, knn_graph, laplacian_problem, require_connected
-from .laplacian import LaplacianEigenmaps, affinity_matrix
-from .linear import LPP, ONPP, PCA
-from .lle import LocallyLinearEmbedding, lle_matrix, lle_weights
-from .mds import ClassicalMDS, Isomap, double_centre, squared_distances
-from .quality import strain, stress, t_similarity, trustworthiness, unrolling
+from onlinelab.manifold.core import TraceSolution, sign_fix, trace_optimize
+from onlinelab.manifold.data import helix, load_dataset
+from onlinelab.manifold.density import ale_weights, local_scales, vrle_radii, vrle_weights
+from onlinelab.manifold.graphs import (binary_weights, epsilon_graph, heat_weights, knn_graph, laplacian_problem,
+    require_connected)
+from onlinelab.manifold.laplacian import LaplacianEigenmaps, affinity_matrix
+from onlinelab.manifold.linear import LPP, ONPP, PCA
+from onlinelab.manifold.lle import LocallyLinearEmbedding, lle_matrix, lle_weights
+from onlinelab.manifold.mds import ClassicalMDS, Isomap, double_centre, squared_distances
+from onlinelab.manifold.quality import strain, stress, t_similarity, trustworthiness, unrolling
 
 __all__ = [
     "ClassicalMDS", "Isomap", "LPP", "LaplacianEigenmaps", "LocallyLinearEmbedding", "ONPP", "PCA", "TraceSolution",

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from .checks import check_count, check_points
+from onlinelab.manifold.checks import check_count, check_points
 
 
 class ManifoldEstimator(BaseEstimator):
@@ -68,7 +68,7 @@ class LinearEmbedding(ManifoldEstimator):
             from sklearn.exceptions import NotFittedError
             raise NotFittedError(f"this {type(self).__name__} is not fitted yet; call fit(X) first")
         if X.shape[1] != self.components_.shape[0]:
-            from ..errors import DataError
+            from onlinelab.errors import DataError
             raise DataError(f"X has {X.shape[1]} features but {type(self).__name__} was fitted on "
                             f"{self.components_.shape[0]}; pass points with the same columns")
         return (X - self.mean_) @ self.components_

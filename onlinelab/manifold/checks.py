@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import validation as v
-from ..errors import ConfigError, DataError
+from onlinelab.core import validation as v
+from onlinelab.errors import ConfigError, DataError
 
 
 def check_points(X, name: str = "X", min_points: int = 2) -> np.ndarray:

@@ -30,8 +30,8 @@ import scipy.linalg as la
 import scipy.sparse as sp
 import scipy.sparse.linalg as sla
 
-from .. import validation as v
-from ..errors import ConfigError, DataError
+from onlinelab.core import validation as v
+from onlinelab.errors import ConfigError, DataError
 
 SOLVERS = ("auto", "dense", "arpack", "lobpcg")
 #: Below this many rows "auto" uses dense LAPACK; above it Lanczos wins when few eigenpairs are wanted.

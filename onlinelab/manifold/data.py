@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import validation as v
-from ..errors import ConfigError
+from onlinelab.core import validation as v
+from onlinelab.errors import ConfigError
 
 DATASETS = ("helix", "digits")
 

@@ -27,10 +27,10 @@ import scipy.sparse as sp
 from scipy.special import logsumexp
 from sklearn.neighbors import NearestNeighbors
 
-from .. import validation as v
-from ..errors import DataError
-from .checks import check_count, check_points
-from .graphs import directed_knn, edge_lengths
+from onlinelab.core import validation as v
+from onlinelab.errors import DataError
+from onlinelab.manifold.checks import check_count, check_points
+from onlinelab.manifold.graphs import directed_knn, edge_lengths
 
 
 def local_scales(X: np.ndarray, n_neighbors: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

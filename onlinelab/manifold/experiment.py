@@ -38,14 +38,14 @@ import time
 import numpy as np
 import pandas as pd
 
-from .. import validation as v
-from ..errors import ConfigError, ConfigTypeError, OnlinelabError, UnknownNameError, did_you_mean
-from .data import DATASETS, helix, load_dataset
-from .laplacian import LaplacianEigenmaps
-from .linear import LPP, ONPP, PCA
-from .lle import LocallyLinearEmbedding
-from .mds import ClassicalMDS, Isomap
-from .quality import t_similarity, trustworthiness, unrolling
+from onlinelab.core import validation as v
+from onlinelab.errors import ConfigError, ConfigTypeError, OnlinelabError, UnknownNameError, did_you_mean
+from onlinelab.manifold.data import DATASETS, helix, load_dataset
+from onlinelab.manifold.laplacian import LaplacianEigenmaps
+from onlinelab.manifold.linear import LPP, ONPP, PCA
+from onlinelab.manifold.lle import LocallyLinearEmbedding
+from onlinelab.manifold.mds import ClassicalMDS, Isomap
+from onlinelab.manifold.quality import t_similarity, trustworthiness, unrolling
 
 METHODS = {
     "le": (lambda **p: LaplacianEigenmaps(**{"weights": "heat", **p}), "Laplacian eigenmaps, heat weights on the t-NN graph"),
@@ -60,11 +60,6 @@ METHODS = {
 }
 GRID_KEYS = ("n_components", "n_neighbors", "radius")
 MANIFOLD_KEYS = ("dataset", "m", "draws", "methods", "score_neighbors") + GRID_KEYS
-
-
-def listing() -> list[tuple[str, str]]:
-    """(name, description) of every method a ``[manifold]`` table can name, for ``onlinelab list``."""
-    return [(name, text) for name, (_, text) in METHODS.items()]
 
 
 def _as_list(key: str, value) -> list:
@@ -198,27 +193,3 @@ def parse_manifold(data: dict, seed=None, replicates=None) -> tuple[dict, dict]:
     return kwargs, resolved
 
 
-def run_outcome(data: dict, *, seed=None, rounds=None, replicates=None, progress=False):
-    """The ``[manifold]`` run kind (:mod:`onlinelab.run_kinds`): fit the grid, say what to print.
-
-    Parameters
-    ----------
-    data : dict
-        Parsed TOML with a ``[manifold]`` table.
-    seed : int, optional
-        Overrides ``[run] seed``.
-    rounds : None
-        Not meaningful here; giving it is an error.
-    replicates : int, optional
-        Overrides ``draws``.
-    progress : bool, default False
-        Unused (fits are short).
-    """
-    from ..run_kinds import RunOutcome
-    from .result import ManifoldResult
-    if rounds is not None:
-        raise ConfigError(f"--rounds does not apply to a [manifold] run (got {rounds}); use --replicates for the "
-                          "number of draws")
-    kwargs, resolved = parse_manifold(data, seed=seed, replicates=replicates)
-    result = ManifoldResult.from_frame(run_grid(**kwargs), seed=kwargs["seed"])
-    return RunOutcome(result, resolved, result.summary_text(), 0)

@@ -27,9 +27,9 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 from sklearn.neighbors import NearestNeighbors
 
-from .. import validation as v
-from ..errors import DisconnectedGraphError
-from .checks import check_count, check_points
+from onlinelab.core import validation as v
+from onlinelab.errors import DisconnectedGraphError
+from onlinelab.manifold.checks import check_count, check_points
 
 MODES = ("union", "mutual")
 NORMALIZATIONS = ("generalized", "symmetric", "unnormalized")

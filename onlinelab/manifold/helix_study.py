@@ -24,11 +24,11 @@ import pathlib
 import numpy as np
 import pandas as pd
 
-from ..errors import DisconnectedGraphError
-from .data import helix
-from .experiment import run_grid
-from .laplacian import LaplacianEigenmaps
-from .result import ManifoldResult
+from onlinelab.errors import DisconnectedGraphError
+from onlinelab.manifold.data import helix
+from onlinelab.manifold.experiment import run_grid
+from onlinelab.manifold.laplacian import LaplacianEigenmaps
+from onlinelab.manifold.result import ManifoldResult
 
 LE_T = (5, 7, 10, 15, 20, 30)
 ALE_T = (5, 7, 10, 15, 20, 30)

@@ -17,12 +17,13 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from .. import validation as v
-from ..errors import DataError
-from .base import ManifoldEstimator
-from .core import sign_fix, trace_optimize
-from .density import ale_weights, vrle_weights
-from .graphs import NORMALIZATIONS, binary_weights, epsilon_graph, heat_weights, knn_graph, laplacian_problem, require_connected
+from onlinelab.core import validation as v
+from onlinelab.errors import DataError
+from onlinelab.manifold.base import ManifoldEstimator
+from onlinelab.manifold.core import sign_fix, trace_optimize
+from onlinelab.manifold.density import ale_weights, vrle_weights
+from onlinelab.manifold.graphs import (NORMALIZATIONS, binary_weights, epsilon_graph, heat_weights, knn_graph,
+    laplacian_problem, require_connected)
 
 WEIGHTS = ("heat", "binary", "ale", "vrle", "precomputed")
 

@@ -23,12 +23,12 @@ import warnings
 
 import numpy as np
 
-from .base import LinearEmbedding
-from .core import trace_optimize
-from .laplacian import WEIGHTS, affinity_matrix
-from .graphs import laplacian_problem, require_connected
-from .lle import lle_matrix, lle_weights
-from .. import validation as v
+from onlinelab.manifold.base import LinearEmbedding
+from onlinelab.manifold.core import trace_optimize
+from onlinelab.manifold.laplacian import WEIGHTS, affinity_matrix
+from onlinelab.manifold.graphs import laplacian_problem, require_connected
+from onlinelab.manifold.lle import lle_matrix, lle_weights
+from onlinelab.core import validation as v
 
 
 class PCA(LinearEmbedding):
@@ -83,7 +83,7 @@ class _Projection(LinearEmbedding):
         P = _support(Xc, name)
         self.pca_rank_ = P.shape[1]
         if self.n_components > P.shape[1]:
-            from ..errors import ConfigError
+            from onlinelab.errors import ConfigError
             raise ConfigError(f"n_components = {self.n_components} exceeds the {P.shape[1]} dimensions the data "
                               f"span; use n_components <= {P.shape[1]}")
         Z = Xc @ P

@@ -17,12 +17,12 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from .. import validation as v
-from ..errors import DataError
-from .base import ManifoldEstimator
-from .checks import check_count, check_points
-from .core import trace_optimize
-from .graphs import directed_knn
+from onlinelab.core import validation as v
+from onlinelab.errors import DataError
+from onlinelab.manifold.base import ManifoldEstimator
+from onlinelab.manifold.checks import check_count, check_points
+from onlinelab.manifold.core import trace_optimize
+from onlinelab.manifold.graphs import directed_knn
 
 
 def lle_weights(X, n_neighbors: int, reg: float = 1e-3) -> sp.csr_matrix:

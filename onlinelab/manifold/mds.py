@@ -21,12 +21,12 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import shortest_path
 
-from .. import validation as v
-from ..errors import DataError
-from .base import ManifoldEstimator
-from .core import trace_optimize
-from .checks import check_count
-from .graphs import MODES, binary_weights, directed_knn, epsilon_graph, knn_graph, require_connected
+from onlinelab.core import validation as v
+from onlinelab.errors import DataError
+from onlinelab.manifold.base import ManifoldEstimator
+from onlinelab.manifold.core import trace_optimize
+from onlinelab.manifold.checks import check_count
+from onlinelab.manifold.graphs import MODES, binary_weights, directed_knn, epsilon_graph, knn_graph, require_connected
 
 
 def squared_distances(X: np.ndarray) -> np.ndarray:

@@ -24,14 +24,14 @@ import warnings
 import numpy as np
 import pandas as pd
 
-import onlinelab as ol
+from onlinelab.core.registry import make_environment, make_learner
 
-from ..environments.streams import DigitsStream
-from ..streaming import fit
-from .experiment import METHODS, run_grid
-from .linear import LPP, ONPP, PCA
-from .quality import t_similarity, trustworthiness
-from .result import ManifoldResult
+from onlinelab.environments.streams import DigitsStream
+from onlinelab.learners.streaming_base import fit
+from onlinelab.manifold.experiment import METHODS, run_grid
+from onlinelab.manifold.linear import LPP, ONPP, PCA
+from onlinelab.manifold.quality import t_similarity, trustworthiness
+from onlinelab.manifold.result import ManifoldResult
 
 KS = {"digits": (2, 4, 8, 16), "helix": (1, 2)}
 
@@ -145,7 +145,7 @@ def stream_out_of_sample(prefixes=PREFIXES, k: int = 5, test: int = 500, block: 
     out : path-like, optional
         Folder for the table and figure.
     """
-    env0 = ol.make_environment("digits-stream", k=k)
+    env0 = make_environment("digits-stream", k=k)
     X = env0.data
     order = np.random.default_rng(seed).permutation(len(X))
     held = X[order[-test:]]
@@ -156,7 +156,7 @@ def stream_out_of_sample(prefixes=PREFIXES, k: int = 5, test: int = 500, block: 
             warnings.filterwarnings("ignore", message=".*PCA subspace")
             models = {"PCA": PCA(k), "LPP": LPP(k, n_neighbors=10), "ONPP": ONPP(k, n_neighbors=10)}
             embedded = {name: est.fit(train).transform(held) for name, est in models.items()}
-        oja = ol.make_learner("oja", k=k, qr="block")
+        oja = make_learner("oja", k=k, qr="block")
         state = fit(oja, FixedOrderDigits(order, k=k, block=block), max(1, n // block), seed=seed)
         embedded["Oja"] = held @ oja.subspace(state)[0]
         for name, Y in embedded.items():

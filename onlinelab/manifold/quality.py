@@ -18,10 +18,10 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import rankdata, spearmanr
 
-from ..errors import ConfigError
-from ..subspace_metrics import neighbours, t_similarity
-from .checks import check_count, check_points
-from .mds import double_centre, squared_distances
+from onlinelab.errors import ConfigError
+from onlinelab.geometry.subspace_metrics import neighbours, t_similarity
+from onlinelab.manifold.checks import check_count, check_points
+from onlinelab.manifold.mds import double_centre, squared_distances
 
 __all__ = ["trustworthiness", "t_similarity", "strain", "stress", "unrolling"]
 

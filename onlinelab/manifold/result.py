@@ -18,8 +18,8 @@ import pathlib
 import numpy as np
 import pandas as pd
 
-from ..result import Result
-from ..tables import Column, format_table
+from onlinelab.runs.result import Result
+from onlinelab.runs.tables import Column, format_table
 
 SCORES = ("trustworthiness", "t_similarity", "unrolling", "seconds")
 GRID = ["method", "n_components", "n_neighbors", "radius"]
@@ -103,7 +103,7 @@ class ManifoldResult(Result):
 
     def plot(self, ax=None, metric: str = "trustworthiness", environment=None):
         """``metric`` (mean ± sd over draws) against the neighbour count t, one line per method (and R); returns
-        ``(Figure, ndarray of Axes)`` like every result's plot (:mod:`onlinelab.figures`).
+        ``(Figure, ndarray of Axes)`` like every result's plot (:mod:`onlinelab.runs.figures`).
 
         Parameters
         ----------
@@ -114,7 +114,7 @@ class ManifoldResult(Result):
         environment : str, optional
             Keep one data set.
         """
-        from ..figures import finish, new_figure
+        from onlinelab.runs.figures import finish, new_figure
         fig, axes = new_figure(1, ax)
         self._draw(axes[0], metric, environment)
         return finish(fig, axes, "neighbour count t", metric, [self._title(environment)])
@@ -152,8 +152,8 @@ class ManifoldResult(Result):
         force : bool, default False
             Replace a non-empty ``path``.
         """
-        from ..figures import finish, new_figure, save_figure
-        from ..storage import save_run
+        from onlinelab.runs.figures import finish, new_figure, save_figure
+        from onlinelab.runs.storage import save_run
         path = save_run(self, path, config=config, report=False, force=force)
         notes = "".join(f"- {f}\n" for f in self.meta["failures"][:50])
         (path / "report.md").write_text("# Spectral embedding report\n\nMean and standard deviation over "

@@ -1,0 +1,1 @@
+"""The bandit family: experiments on bandits and delayed feedback (theory §8); the bandit learners live in onlinelab.learners."""

@@ -1,0 +1,139 @@
+"""The pair structure of near-isometric embedding: unit differences of points and a fast supergradient (theory §5.6).
+
+Fitted on points, the rows are x_ij = (p_i − p_j)/D_ij, and everything the game needs per round
+from the pairs — ‖Vᵀx_ij‖² for all of them — follows from the r points alone (:class:`UnitPairs`).
+
+>>> import numpy as np
+>>> pts = np.random.default_rng(0).standard_normal((6, 4))
+>>> pairs = UnitPairs.from_points(pts)
+>>> V = np.linalg.qr(np.random.default_rng(1).standard_normal((4, 2)))[0]
+>>> pairs.X.shape, bool(np.allclose(pairs.captured(V), np.sum((pairs.X @ V) ** 2, axis=1)))
+((15, 4), True)
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from onlinelab.embedding.dual import _finite_matrix, captured
+from onlinelab.errors import ConfigError
+
+
+def point_pairs(points):
+    """Centred points P, pair indices i < j (np.triu_indices order), unit differences and their squared norms.
+
+    The differences are written row block by row block into one array and scaled in place (gathering
+    P[i] − P[j] touched four arrays of n·d; this is a quarter of the memory and time, theory §5.6).
+
+    Parameters
+    ----------
+    points : array-like, shape (r, d)
+        At least two points, no duplicates, no NaN.
+
+    Returns
+    -------
+    tuple
+        ``(P, i, j, X, sq)``: centred points (r × d), pair indices, unit differences (n × d), D_ij².
+    """
+    P = _finite_matrix("points", points)
+    if P.shape[0] < 2:
+        raise ConfigError(f"points needs at least two rows (pairs are what is embedded), got {P.shape[0]}; "
+                          "pass r ≥ 2 points")
+    P = P - P.mean(axis=0)                       # differences are unchanged; the pair path's rounding shrinks
+    r = P.shape[0]
+    i, j = np.triu_indices(r, 1)
+    X = np.empty((i.size, P.shape[1]))
+    start = 0
+    for a in range(r - 1):
+        np.subtract(P[a], P[a + 1:], out=X[start:start + r - 1 - a])
+        start += r - 1 - a
+    sq = np.einsum("ij,ij->i", X, X)
+    zero = np.flatnonzero(sq == 0)
+    if zero.size:
+        a, b = int(i[zero[0]]), int(j[zero[0]])
+        raise ConfigError(f"points has duplicate rows ({a} and {b}, and {zero.size - 1} more pairs): their difference "
+                          "is zero and has no direction; drop duplicates first, e.g. np.unique(points, axis=0)")
+    X /= np.sqrt(sq)[:, None]
+    return P, i, j, X, sq
+
+
+class UnitPairs:
+    """The unit rows x_1..x_n with ‖Vᵀx_ℓ‖² for every pair at once — the supergradient (theory §5.6).
+
+    Built by :meth:`from_points`, it keeps the centred points P (r × d) and, for x_ij = (p_i − p_j)/D_ij,
+    computes ‖Vᵀx_ij‖² = ‖Y_i − Y_j‖²/D_ij² with Y = PV as (s_i + s_j − 2G_ij)/D_ij², G = YYᵀ,
+    s_i = ‖Y_i‖² — all numerators at once as A Bᵀ with A = [Y, s, 1], B = [−2Y, 1, s]:
+    r·d·k + r²·(k + 2) flops instead of the n·d·k = r²·d·k/2 of X·V.  Rounding: ‖Y_i‖ ≤ ‖p_i‖ for
+    orthonormal V, so the numerator's cancellation costs at most about (d + k)·ε·(‖p_i‖ + ‖p_j‖)²
+    absolute, i.e. (d + k)·ε·ρ² relative to the pair with ρ = max (‖p_i‖ + ‖p_j‖)/D_ij — small after
+    centring (ρ² ≈ 23 for the 142 fives of the benchmark: a bound of 4e-13; measured 2e-15;
+    tests/test_embedding_pairs.py).  Badly scaled points make ρ large and the pair path less exact.
+    Built from differences (:meth:`from_rows`) it computes X·V.
+
+    Parameters
+    ----------
+    X : numpy.ndarray, shape (n, d)
+        Unit rows.
+    points : tuple or None, default None
+        (centred points, flat index i·r + j of each pair, D_ij²) from :meth:`from_points`.
+    """
+
+    def __init__(self, X, points=None):
+        self.X, self._points = X, points
+
+    @classmethod
+    def from_points(cls, points) -> "UnitPairs":
+        """The r(r−1)/2 unit differences of ``points`` (rows), with the pair structure kept.
+
+        Parameters
+        ----------
+        points : array-like, shape (r, d)
+            At least two points, no duplicates, no NaN.
+        """
+        P, i, j, X, sq = point_pairs(points)
+        return cls(X, (P, i * P.shape[0] + j, sq))
+
+    @classmethod
+    def from_rows(cls, X) -> "UnitPairs":
+        """Unit rows given directly (no pair structure): ‖Vᵀx‖² by X·V.
+
+        Parameters
+        ----------
+        X : array-like, shape (n, d)
+            Unit rows, e.g. :func:`onlinelab.embedding.dual.unit_rows`'s.
+        """
+        return X if isinstance(X, cls) else cls(np.asarray(X, dtype=float))
+
+    def captured(self, V: np.ndarray) -> np.ndarray:
+        """‖Vᵀx_ℓ‖² for every row ℓ (see the class docstring for the pair path and its rounding).
+
+        Parameters
+        ----------
+        V : numpy.ndarray, shape (d, k)
+            Orthonormal columns.
+        """
+        if self._points is None:
+            return captured(self.X, V)
+        P, flat, sq = self._points
+        r, k = P.shape[0], V.shape[1]
+        A, B = np.empty((r, k + 2)), np.empty((r, k + 2))       # A = [Y, s, 1], B = [−2Y, 1, s]:
+        Y = A[:, :k]                                            # A Bᵀ = s_i + s_j − 2 G_ij in one product
+        np.matmul(P, V, out=Y)
+        np.einsum("ij,ij->i", Y, Y, out=A[:, k])
+        np.multiply(Y, -2.0, out=B[:, :k])
+        A[:, k + 1], B[:, k], B[:, k + 1] = 1.0, 1.0, A[:, k]
+        out = (A @ B.T).take(flat)
+        np.maximum(out, 0.0, out=out)                           # a rounded −0 is still a squared length
+        out /= sq
+        return out
+
+
+def unit_differences(points) -> np.ndarray:
+    """The n = r(r−1)/2 normalised pairwise differences (u_i − u_j)/‖u_i − u_j‖, i < j, as rows.
+
+    Parameters
+    ----------
+    points : array-like, shape (r, d)
+        The points, one per row; r ≥ 2 and no two equal (a zero difference has no direction).
+    """
+    from onlinelab.embedding.pairs import point_pairs         # the pairs' module builds on this one's helpers
+    return point_pairs(points)[3]

@@ -1,0 +1,1 @@
+"""The experiment layer: TOML configs, preflight, run kinds, sweeps, durable runs, plugins and conformance checks."""

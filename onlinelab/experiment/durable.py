@@ -1,0 +1,218 @@
+"""Durable runs: claim the run directory, checkpoint the whole loop, stop cleanly on signals, resume.
+
+A run started by ``onlinelab run`` (or :func:`~onlinelab.experiment.default.run_experiment`) first
+*claims* its directory: ``config.toml`` and a ``meta.json`` with status ``running`` are written to
+a temporary directory that is renamed into place, so two runs on one ``--out`` cannot both
+get it.  While it runs, :class:`Durable` writes ``checkpoint.npz`` — learner states,
+environments, random generators with their buffers, loss trackers and recorders, through
+:mod:`onlinelab.runs.checkpoint`, no pickle — every ``every_rounds`` rounds or ``every_seconds``
+seconds, and each finished environment's result to ``parts/``.  SIGINT and SIGTERM finish the
+current round, checkpoint, save what finished and say how to resume.  :func:`resume_run`
+rebuilds the run from ``config.toml``, skips finished environments, restores the checkpoint
+and plays the remaining rounds: the final metrics are bit-identical to an uninterrupted run's
+(``runtime_s``, a wall-clock time, aside).  The finished run replaces the claimed directory
+with one rename.
+
+>>> import tempfile, onlinelab as ol
+>>> from onlinelab.experiment.default import run_experiment
+>>> cfg = {"run": {"rounds": 30, "replicates": 2}, "environments": [{"name": "spiked-covariance", "d": 3}],
+...        "learners": [{"name": "meg"}]}
+>>> with tempfile.TemporaryDirectory() as tmp:
+...     res, path = run_experiment(cfg, out=tmp + "/run", checkpoint_every=10)
+...     again, _ = resume_run(path)          # already complete: nothing to do
+>>> again.meta["status"]
+'complete'
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import pathlib
+import signal
+import time
+import warnings
+
+from onlinelab.runs import storage
+from onlinelab.runs.checkpoint import load_state, save_state
+from onlinelab.runs.load import load_run
+from onlinelab.errors import OnlinelabError, StorageError
+
+DEFAULT_SECONDS = 60.0
+CHECKPOINT = "checkpoint.npz"
+PARTS = "parts"
+
+
+class RunInterrupted(OnlinelabError):
+    """SIGINT or SIGTERM stopped a run between two rounds; its state is checkpointed for ``onlinelab resume``."""
+
+    def __init__(self, message: str, signum: int = signal.SIGINT):
+        super().__init__(message, signum)  # simpy rebuilds exceptions from their args
+        self.signum = signum
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class Durable:
+    """The checkpoint hooks :func:`~onlinelab.simulate` calls (``durable=``) for one run directory.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The claimed run directory.
+    every_rounds : int, optional
+        Checkpoint every this many rounds.
+    every_seconds : float, optional
+        Checkpoint when this many seconds have passed since the last one (default 60).
+    """
+
+    def __init__(self, path, every_rounds: int | None = None, every_seconds: float | None = DEFAULT_SECONDS):
+        self.path = pathlib.Path(path)
+        self.every_rounds, self.every_seconds = every_rounds, every_seconds
+        self.stop_signal: int | None = None
+        self.rounds_since, self.last = 0, time.monotonic()
+        self.pending = None
+        self.done: dict = {}
+        self.last_round: tuple | None = None
+
+    def settings(self) -> dict:
+        return {"every_rounds": self.every_rounds, "every_seconds": self.every_seconds}
+
+    def load(self) -> None:
+        """Read the finished environments and the latest checkpoint of an interrupted run."""
+        from onlinelab.runs.result import Result
+        parts = self.path / PARTS
+        for meta_file in sorted(parts.glob("*.json")) if parts.is_dir() else []:
+            meta = storage.read_json(meta_file)
+            metrics = storage.read_metrics(meta_file.with_suffix(".parquet"))
+            self.done[meta["part_env"]] = Result(metrics, meta["meta"])
+        if (self.path / CHECKPOINT).is_file():
+            self.pending = load_state(self.path / CHECKPOINT)
+
+    # hooks called by the simulator ------------------------------------------------------------------
+    def restore(self, env_label: str):
+        if self.pending is not None and self.pending["env"] == env_label:
+            state, self.pending = self.pending["loop"], None
+            return state
+        return None
+
+    def finished(self, env_label: str):
+        return self.done.get(env_label)
+
+    def env_done(self, env_label: str, result) -> None:
+        parts = self.path / PARTS
+        parts.mkdir(exist_ok=True)
+        stem = parts / f"env-{len(self.done):03d}"
+        storage._write_atomic(stem.with_suffix(".parquet"), lambda p: result.metrics.to_parquet(p, index=False))
+        doc = json.dumps(storage._jsonable({"part_env": env_label, "meta": result.meta}))
+        storage._write_atomic(stem.with_suffix(".json"), lambda p: p.write_text(doc))
+        self.done[env_label] = result
+
+    def after_round(self, t: int, env_label: str, state, rounds: int = 1) -> None:
+        """Round t (the last of ``rounds`` played together, e.g. a block) finished: checkpoint when due, stop when asked."""
+        self.rounds_since += rounds
+        self.last_round = (env_label, t)
+        due = (self.every_rounds is not None and self.rounds_since >= self.every_rounds) or (
+            self.every_seconds is not None and time.monotonic() - self.last >= self.every_seconds)
+        if due or self.stop_signal is not None:
+            save_state(self.path / CHECKPOINT, {"env": env_label, "loop": state()})
+            self.rounds_since, self.last = 0, time.monotonic()
+        if self.stop_signal is not None:
+            name = signal.Signals(self.stop_signal).name
+            raise RunInterrupted(f"{name} stopped the run after round {t} on {env_label!r}; what finished is saved "
+                                 f"in {self.path} — resume with: onlinelab resume {self.path}", self.stop_signal)
+
+    def poll(self, t, env_label: str) -> None:
+        """Stop on a pending SIGINT/SIGTERM where the loop's state cannot be checkpointed (asynchronous
+        arrivals, whose servers may be mid-service): finished environments are kept, this one restarts."""
+        if self.stop_signal is not None:
+            name = signal.Signals(self.stop_signal).name
+            raise RunInterrupted(f"{name} stopped the run at simulated time {t} on {env_label!r}; finished "
+                                 f"environments are saved in {self.path} and this one (asynchronous arrivals keep "
+                                 f"no mid-environment checkpoint) restarts — resume with: onlinelab resume "
+                                 f"{self.path}", self.stop_signal)
+
+    @contextlib.contextmanager
+    def signals(self):
+        """SIGINT/SIGTERM ask the loop to stop after the current round or block of rounds (a second one stops at once)."""
+        def handler(signum, frame):
+            if self.stop_signal is not None:  # asked twice: stop now
+                signal.signal(signum, signal.SIG_DFL)
+                raise KeyboardInterrupt
+            self.stop_signal = signum
+        old = {}
+        try:
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                old[sig] = signal.signal(sig, handler)
+        except ValueError:  # not the main thread (a dask worker, a thread pool): no handlers there
+            pass
+        try:
+            yield self
+        finally:
+            for sig, prev in old.items():
+                signal.signal(sig, prev)
+
+
+def claim(path, resolved: dict, cfg, durable: Durable, force: bool = False) -> None:
+    """Create the run directory at ``path`` atomically, holding the config and a ``running`` status."""
+    from onlinelab.experiment.config import dump_toml
+    path = pathlib.Path(path)
+    storage.refuse_occupied(path, force)
+    tmp = storage.staging_dir(path)
+    (tmp / "config.toml").write_text(dump_toml(resolved))
+    meta = {"status": "running", "T": cfg.rounds, "replicates": cfg.replicates, "seed": cfg.seed,
+            "durability": durable.settings(), **storage.environment_info()}
+    (tmp / "meta.json").write_text(json.dumps(storage._jsonable(meta), indent=2))
+    storage.install_dir(tmp, path, force)
+
+
+def execute(cfg, resolved: dict, path: pathlib.Path, durable: Durable, progress: bool = False):
+    """Simulate ``cfg`` with ``durable`` hooks; install the finished run over the claimed directory."""
+    from onlinelab.simulation.simulator import simulate
+    envs, learners = cfg.build()
+    start = time.time()
+    with warnings.catch_warnings(record=True) as caught, durable.signals():
+        warnings.simplefilter("always")
+        try:
+            result = simulate(envs, learners, T=cfg.rounds, replicates=cfg.replicates, seed=cfg.seed,
+                              checkpoints=cfg.checkpoints, progress=progress, durable=durable,
+                              delay=cfg.delay, arrivals=cfg.arrivals, comparator=cfg.comparator)
+        except OnlinelabError as exc:
+            if getattr(exc, "partial", None) is not None:  # what finished, beside the checkpoint
+                storage.write_files(exc.partial, path, config=resolved)
+                exc.run_dir = path
+            raise
+    result.meta["wall_s"] = time.time() - start
+    storage.save_run(result, path, config=resolved, force=True)  # replaces the claimed directory in one rename
+    for w in caught:  # re-raised only now, so that a violation never stops the run directory being written
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return result, path
+
+
+def resume_run(path, progress: bool = False):
+    """Finish the interrupted run in ``path``; returns ``(result, path)``.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        A run directory written by ``onlinelab run`` that was killed, interrupted or failed.
+    progress : bool
+        Show a progress bar.
+    """
+    from onlinelab.experiment import config as C
+    path = pathlib.Path(path)
+    if not (path / "meta.json").is_file() or not (path / "config.toml").is_file():
+        raise StorageError(f"{str(path)!r} is not a run directory that can be resumed (it needs meta.json and "
+                           "config.toml, as `onlinelab run` writes them)")
+    meta = storage.read_json(path / "meta.json")
+    if meta.get("status") == "complete":
+        return load_run(path), path
+    settings = meta.get("durability", {})
+    durable = Durable(path, settings.get("every_rounds"), settings.get("every_seconds", DEFAULT_SECONDS))
+    durable.load()
+    try:
+        resolved = C.load_toml(path / "config.toml")
+    except OnlinelabError as exc:
+        raise StorageError(f"{str(path / 'config.toml')!r} is damaged: {exc}") from exc
+    cfg = C.parse(resolved)
+    return execute(cfg, resolved, path, durable, progress=progress)

@@ -1,0 +1,138 @@
+"""The ``[bregman]`` run kind: robust PCA, matrix completion and composite methods from TOML (theory §6, §9).
+
+``onlinelab run rpca.toml`` with::
+
+    [run]
+    name = "rpca-alg9"
+    seed = 0
+    rounds = 500          # iterations
+    replicates = 1        # random instances, solved together (synthetic problems)
+    [bregman]
+    problem = "robust-pca"      # see `onlinelab list`
+    accelerated = true
+    n = 40
+    s = 30
+    rank = 3
+    outliers = 0.05
+
+Problem keys: ``robust-pca`` (n, s, rank, outliers, size, alpha, gamma, tau, tol), ``completion`` (n, s,
+rank, fraction, gamma, tau, tol; ``tol`` is the reference solve's relative gradient tolerance), ``online-completion`` (n, s, rank, batch, holdout, gamma, tau),
+``lasso`` / ``huber-lasso`` / ``least-squares`` on the diabetes data (alpha, mu, step), ``svm-dual`` on
+the breast-cancer data (alpha); every problem takes ``accelerated`` and ``t_rule`` (not the online one).
+Unknown keys are errors with "did you mean".
+
+>>> res, cfg = run_bregman_config({"bregman": {"problem": "lasso", "alpha": 300.0}}, rounds=50)
+>>> table = cfg["bregman"]
+>>> table["problem"], res.breaches
+('lasso', [])
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from onlinelab.core import validation as v
+from onlinelab.experiment.config import run_table
+from onlinelab.errors import ConfigError, ConfigTypeError, UnknownNameError, did_you_mean
+from onlinelab.bregman.completion import complete_matrix, complete_stream
+from onlinelab.bregman.composite import HuberLasso, Lasso, LeastSquares, prox_gradient
+from onlinelab.bregman.data import low_rank, low_rank_plus_sparse
+from onlinelab.bregman.rpca import robust_pca
+from onlinelab.bregman.svm import svm_dual
+
+COMMON = {"accelerated": True, "t_rule": "recursive"}
+PROBLEMS = {
+    "robust-pca": ({"n": 40, "s": 30, "rank": 3, "outliers": 0.05, "size": 10.0, "alpha": None, "gamma": None,
+                    "tau": 0.5, "tol": 1e-6, **COMMON}, "robust PCA of a random low-rank + sparse matrix (Algorithms 7/9)"),
+    "completion": ({"n": 40, "s": 40, "rank": 2, "fraction": 0.5, "gamma": None, "tau": 1.0, "tol": 1e-6,
+                    **COMMON},
+                   "matrix completion of a random low-rank matrix (Algorithms 10/11)"),
+    "online-completion": ({"n": 40, "s": 40, "rank": 2, "batch": 20, "holdout": 0.2, "gamma": 50.0, "tau": 1.0,
+                           "accelerated": False}, "matrix completion on a recommender stream, one batch per round"),
+    "lasso": ({"alpha": 300.0, "step": None, **COMMON}, "LASSO on the diabetes data by ISTA / FISTA"),
+    "huber-lasso": ({"alpha": 300.0, "mu": 1.0, "step": None, **COMMON},
+                    "Huber-smoothed LASSO on the diabetes data by gradient descent / FISTA"),
+    "least-squares": ({"step": None, **COMMON}, "least squares on the diabetes data: gradient descent's last iterate"),
+    "svm-dual": ({"alpha": 1.0, **COMMON}, "soft-margin SVM dual on the breast-cancer data, primal-dual gap"),
+}
+
+
+def listing() -> list[tuple[str, str]]:
+    """(problem, description) for ``onlinelab list``."""
+    return [(name, text) for name, (_, text) in PROBLEMS.items()]
+
+
+def _auto(value):
+    return None if value == "auto" else value
+
+
+def _solve(problem: str, p: dict, T: int, R: int, seed: int, checkpoints):
+    acc, rule = bool(p.get("accelerated", False)), p.get("t_rule", "recursive")
+    if problem == "robust-pca":
+        X = low_rank_plus_sparse(p["n"], p["s"], p["rank"], p["outliers"], p["size"], R, seed)[0]
+        return robust_pca(X, p["alpha"], p["gamma"], acc, T, tau=p["tau"], t_rule=rule, checkpoints=checkpoints,
+                          tol=p["tol"])[2]
+    if problem == "completion":
+        X = low_rank(p["n"], p["s"], p["rank"], R, seed)
+        mask = np.random.default_rng(seed).random(X.shape) < v.unit_interval("bregman.fraction", p["fraction"])
+        return complete_matrix(np.where(mask, X, np.nan), None, p["gamma"], acc, T, tau=p["tau"], t_rule=rule,
+                               truth=X, checkpoints=checkpoints, tol=p["tol"])[1]
+    if problem == "online-completion":
+        X = low_rank(p["n"], p["s"], p["rank"], R, seed)
+        return complete_stream(X, p["batch"], p["gamma"], T, holdout=p["holdout"], tau=p["tau"], accelerated=acc,
+                               seed=seed, checkpoints=checkpoints)[1]
+    if problem == "svm-dual":
+        return svm_dual(alpha=p["alpha"], iters=T, accelerated=acc, t_rule=rule, checkpoints=checkpoints)[2]
+    prob = {"lasso": lambda: Lasso.diabetes(alpha=p["alpha"]), "least-squares": LeastSquares.diabetes,
+            "huber-lasso": lambda: HuberLasso.diabetes(alpha=p["alpha"], mu=p["mu"])}[problem]()
+    return prox_gradient(prob, T, accelerated=acc, t_rule=rule, step=p["step"], checkpoints=checkpoints)[1]
+
+
+def run_bregman_config(data: dict, *, seed=None, rounds=None, replicates=None):
+    """Validate ``data`` (parsed TOML with a ``[bregman]`` table), solve; return ``(result, resolved config)``.
+
+    Parameters
+    ----------
+    data : dict
+        The parsed TOML.
+    seed, rounds, replicates : int or None, default None
+        Command-line overrides of ``[run]``.
+    """
+    if not isinstance(data, dict) or not isinstance(data.get("bregman"), dict):
+        raise ConfigTypeError("a bregman config needs a [bregman] table with a problem; see onlinelab.experiment.kinds.bregman")
+    v.known_keys("the config's top level", data, ("run", "bregman"))
+    run = run_table(data, defaults={"rounds": 500, "replicates": 1}, seed=seed, rounds=rounds, replicates=replicates)
+    T = v.integer("run.rounds", run["rounds"], minimum=1)
+    R = v.integer("run.replicates", run["replicates"], minimum=1)
+    seed = v.integer("run.seed", run["seed"], minimum=0)
+    table = dict(data["bregman"])
+    problem = table.pop("problem", None)
+    if problem not in PROBLEMS:
+        raise UnknownNameError(f"[bregman] problem = {problem!r} is not known{did_you_mean(problem, PROBLEMS)}; "
+                               f"choose one of {', '.join(PROBLEMS)}")
+    defaults = PROBLEMS[problem][0]
+    v.known_keys(f"[bregman] (problem {problem!r})", table, defaults)
+    if R > 1 and problem in ("lasso", "huber-lasso", "least-squares", "svm-dual"):
+        raise ConfigError(f"run.replicates = {R} but problem {problem!r} is one fixed data set (every replicate would "
+                          "be the same run); set replicates = 1")
+    params = {**defaults, **{k: _auto(val) for k, val in table.items()}}
+    result = _solve(problem, params, T, R, seed, run["checkpoints"])
+    resolved = {"run": {**run, "seed": seed, "rounds": T, "replicates": R},
+                "bregman": {"problem": problem, **{k: ("auto" if val is None else val) for k, val in params.items()}}}
+    return result, resolved
+
+
+def run_outcome(data: dict, *, seed=None, rounds=None, replicates=None, progress=False):
+    """The ``[bregman]`` run kind (:mod:`onlinelab.experiment.kinds`): solve, and say what to print.
+
+    Parameters
+    ----------
+    data : dict
+        Parsed TOML with a ``[bregman]`` table.
+    seed, rounds, replicates : int or None, default None
+        Command-line overrides.
+    progress : bool, default False
+        Unused.
+    """
+    from onlinelab.experiment.kinds import RunOutcome
+    result, resolved = run_bregman_config(data, seed=seed, rounds=rounds, replicates=replicates)
+    return RunOutcome(result, resolved, result.summary_text(), result.exit_status())
