@@ -34,6 +34,7 @@ import types
 import numpy as np
 
 from onlinelab.errors import StorageError
+from onlinelab.runs.legacy import renamed
 
 FORMAT = 1
 _STATE_KEY = "__state__"
@@ -141,7 +142,7 @@ def _check_allowed(module: str, where: str) -> None:
 
 
 def _resolve(name: str, where: str):
-    module, _, qual = name.partition(":")
+    module, _, qual = renamed(name).partition(":")   # a checkpoint written under the flat layout names old paths
     _check_allowed(module, where)
     try:
         obj = importlib.import_module(module)
