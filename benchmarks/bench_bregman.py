@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import time
 
-import numpy as np
 import scipy.linalg
 from scipy.sparse.linalg import svds
 from threadpoolctl import threadpool_limits

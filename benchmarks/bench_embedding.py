@@ -31,13 +31,12 @@ import time
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from onlinelab.geometry.domains import Simplex
-from onlinelab.embedding.embed import NearIsometricEmbedding
 from onlinelab.embedding.baselines import fantope_sdp
-from onlinelab.experiment.kinds.embedding import digit_points
 from onlinelab.embedding.dual import top_k
-from onlinelab.embedding.pairs import unit_differences
-from onlinelab.embedding.pairs import UnitPairs
+from onlinelab.embedding.embed import NearIsometricEmbedding
+from onlinelab.embedding.pairs import UnitPairs, unit_differences
+from onlinelab.experiment.kinds.embedding import digit_points
+from onlinelab.geometry.domains import Simplex
 
 
 def trajectory(X, k, T, eta):

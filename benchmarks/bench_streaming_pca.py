@@ -29,9 +29,9 @@ from threadpoolctl import threadpool_limits
 import onlinelab as ol
 from onlinelab.core.blocks import LossBlock
 from onlinelab.environments.streams import SpikedStream
+from onlinelab.geometry.subspace_metrics import sin_theta_fro
 from onlinelab.learners.streaming_oja import Oja
 from onlinelab.losses.streaming import SampleLoss
-from onlinelab.geometry.subspace_metrics import sin_theta_fro
 
 D, K, B = 784, 5, 100
 SPIKES = [6.0, 5.5, 5.0, 4.5, 4.0]

@@ -20,8 +20,8 @@ import tempfile
 import time
 
 import onlinelab as ol
-from onlinelab.experiment.durable import DEFAULT_SECONDS
 from onlinelab.experiment.default import run_experiment
+from onlinelab.experiment.durable import DEFAULT_SECONDS
 
 BASE = {"run": {"name": "bench", "rounds": 200, "replicates": 16, "checkpoints": 20},
         "environments": [{"name": "spiked-covariance", "d": 8}],

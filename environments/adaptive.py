@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from onlinelab import errors
+from onlinelab.core import validation as v
 from onlinelab.core.base import Environment
 from onlinelab.core.protocol import EigenPlay
 from onlinelab.core.registry import register_environment
 from onlinelab.losses.matrix import FactoredLoss
-from onlinelab import errors
-from onlinelab.core import validation as v
 
 
 @register_environment("top-direction")

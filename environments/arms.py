@@ -22,12 +22,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from onlinelab.core.base import Environment
-from onlinelab.core.registry import register_environment
 from onlinelab.core import validation as v
+from onlinelab.core.base import Environment
 from onlinelab.core.blocks import LossBlock
-from onlinelab.geometry.domains import Simplex
+from onlinelab.core.registry import register_environment
 from onlinelab.errors import ConfigError
+from onlinelab.geometry.domains import Simplex
 from onlinelab.losses.vector import LinearLoss
 
 CLASSIC = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9]

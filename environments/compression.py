@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from onlinelab.core.base import Environment
-from onlinelab.core.registry import register_environment
 from onlinelab import errors
 from onlinelab.core import validation as v
-from onlinelab.losses.projection import ProjectionLoss
+from onlinelab.core.base import Environment
+from onlinelab.core.registry import register_environment
 from onlinelab.geometry.subspaces import check_rank, orthonormalize
+from onlinelab.losses.projection import ProjectionLoss
 
 
 @register_environment("pca-compression")

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from onlinelab.core import validation as v
 from onlinelab.core.base import Environment
 from onlinelab.core.registry import register_environment
-from onlinelab.core import validation as v
 from onlinelab.geometry.domains import Ball
 from onlinelab.losses.vector import QuadraticLoss
 

@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from onlinelab.core.base import Environment
-from onlinelab.core.registry import register_environment
 from onlinelab import errors
 from onlinelab.core import validation as v
+from onlinelab.core.base import Environment
+from onlinelab.core.registry import register_environment
+from onlinelab.geometry.domains import Box
 from onlinelab.losses.data import DataLoss
 from onlinelab.losses.datasets import Margin, Risk, load_data
-from onlinelab.geometry.domains import Box
 
 
 class _DataStream(Environment):

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from onlinelab.core.base import Environment
-from onlinelab.core.registry import register_environment
 from onlinelab import errors
 from onlinelab.core import validation as v
+from onlinelab.core.base import Environment
+from onlinelab.core.registry import register_environment
 from onlinelab.geometry.domains import Simplex
 from onlinelab.losses.vector import LinearLoss
 

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from onlinelab.core import validation as v
 from onlinelab.core.base import Environment
 from onlinelab.core.registry import register_environment
-from onlinelab.core import validation as v
 from onlinelab.errors import LossError
 
 
@@ -44,7 +44,7 @@ class LeastSquaresLoss:
         self.B, self.y, self.n_samples = B, y, n_samples
 
     @classmethod
-    def joined(cls, losses) -> "LeastSquaresLoss":
+    def joined(cls, losses) -> LeastSquaresLoss:
         """The sample-weighted mean of ``losses``: their rows stacked (each loss divides by its own row count, the
         stack by the total, so loss i weighs b_i/N with b_i = n_samples — rows per sample are m for all)."""
         return cls(np.concatenate([loss.B for loss in losses]), np.concatenate([loss.y for loss in losses], axis=1),

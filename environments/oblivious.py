@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from onlinelab import errors
+from onlinelab.core import validation as v
 from onlinelab.core.base import Environment
 from onlinelab.core.registry import register_environment
 from onlinelab.losses.matrix import DenseLoss, FactoredLoss
-from onlinelab import errors
-from onlinelab.core import validation as v
 
 
 @register_environment("switching")

@@ -26,14 +26,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from onlinelab.core import validation as v
 from onlinelab.core.base import Environment
+from onlinelab.core.blocks import LossBlock
 from onlinelab.core.protocol import EigenPlay
 from onlinelab.core.registry import register_environment
-from onlinelab.geometry import subspace_metrics as M
-from onlinelab.core import validation as v
 from onlinelab.errors import ConfigError
+from onlinelab.geometry import subspace_metrics as M
 from onlinelab.geometry.subspaces import check_rank
-from onlinelab.core.blocks import LossBlock
 from onlinelab.losses.streaming import SampleLoss
 
 

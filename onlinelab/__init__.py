@@ -9,17 +9,23 @@
 """
 from onlinelab import _builtins, errors
 from onlinelab._version import __version__
-from onlinelab.feedback.arrivals import Arrivals
 from onlinelab.core.base import Environment, Learner
-from onlinelab.losses.matrix import DenseLoss, FactoredLoss, MatrixLoss
 from onlinelab.core.protocol import Context, EigenPlay, Feedback, HistoryView, Play
-from onlinelab.core.registry import (environment_names, set_builtin_loader, learner_names, make_environment, make_learner,
-    register_environment, register_learner)
+from onlinelab.core.registry import (
+    environment_names,
+    learner_names,
+    make_environment,
+    make_learner,
+    register_environment,
+    register_learner,
+    set_builtin_loader,
+)
+from onlinelab.experiment.sweeps import SweepResult, sweep
+from onlinelab.feedback.arrivals import Arrivals
+from onlinelab.losses.matrix import DenseLoss, FactoredLoss, MatrixLoss
+from onlinelab.runs.load import load_run
 from onlinelab.runs.result import Result
 from onlinelab.simulation.simulator import simulate
-from onlinelab.runs.load import load_run
-from onlinelab.experiment.sweeps import SweepResult, sweep
-
 
 set_builtin_loader(_builtins.load)   # built-ins register on the first lookup, not at import
 

@@ -12,7 +12,7 @@ generic code that catches those keeps working.
 from __future__ import annotations
 
 import difflib
-from typing import Iterable
+from collections.abc import Iterable
 
 
 class OnlinelabError(Exception):

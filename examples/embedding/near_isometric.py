@@ -21,10 +21,10 @@ import time
 import numpy as np
 import pandas as pd
 
-from onlinelab.embedding.embed import NearIsometricEmbedding
 from onlinelab.embedding.baselines import fantope_sdp, jl_gaussian, max_distortion_of, pca, random_orthonormal
-from onlinelab.experiment.kinds.embedding import digit_points
+from onlinelab.embedding.embed import NearIsometricEmbedding
 from onlinelab.embedding.pairs import unit_differences
+from onlinelab.experiment.kinds.embedding import digit_points
 
 DIGITS = (2, 4, 5, 7)
 SIZES = (46, 101, 142)

@@ -18,9 +18,9 @@ import numpy as np
 import pandas as pd
 
 import onlinelab as ol
-from onlinelab.learners.streaming_gradient_pca import gradient_pca
-from onlinelab.learners.streaming_base import fit
 from onlinelab.geometry.subspace_metrics import t_similarity
+from onlinelab.learners.streaming_base import fit
+from onlinelab.learners.streaming_gradient_pca import gradient_pca
 
 KS = (1, 2, 4, 8, 16, 32)
 

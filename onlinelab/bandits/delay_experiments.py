@@ -18,8 +18,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from onlinelab.feedback.arrivals import Arrivals
 from onlinelab.core.registry import make_environment, make_learner
+from onlinelab.feedback.arrivals import Arrivals
 from onlinelab.simulation.simulator import simulate
 
 

@@ -4,8 +4,18 @@
 learners' bounds are in :mod:`onlinelab.bounds.oco` and the delayed-feedback ones in
 :mod:`onlinelab.bounds.delay`.  The names of ``base`` are re-exported here.
 """
-from onlinelab.bounds.base import (TOL, Bound, LossStats, c_d, logdet_dense, logdet_first_order, logdet_full_information,
-                                   logdet_sparse, meg_first_order, meg_worst_case)
+from onlinelab.bounds.base import (
+                                   TOL,
+                                   Bound,
+                                   LossStats,
+                                   c_d,
+                                   logdet_dense,
+                                   logdet_first_order,
+                                   logdet_full_information,
+                                   logdet_sparse,
+                                   meg_first_order,
+                                   meg_worst_case,
+)
 
 __all__ = ["TOL", "Bound", "LossStats", "c_d", "logdet_dense", "logdet_first_order", "logdet_full_information",
            "logdet_sparse", "meg_first_order", "meg_worst_case"]

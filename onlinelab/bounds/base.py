@@ -20,8 +20,8 @@ over-estimates the pseudo-regret (theory §1.1, docs/theory/01-bandit-pca.md), s
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 

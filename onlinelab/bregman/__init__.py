@@ -16,9 +16,14 @@
 >>> int(res.final("rank").iloc[0])
 1
 """
+from onlinelab.bregman.completion import (
+    MatrixCompletion,
+    OnlineCompletion,
+    RecommenderStream,
+    complete_matrix,
+    complete_stream,
+)
 from onlinelab.bregman.composite import HuberLasso, Lasso, LeastSquares, ProxGradient, prox_gradient
-from onlinelab.bregman.completion import (MatrixCompletion, OnlineCompletion, RecommenderStream, complete_matrix,
-    complete_stream)
 from onlinelab.bregman.loop import IterationResult, iterate
 from onlinelab.bregman.rpca import RobustPCA, robust_pca
 from onlinelab.bregman.svm import SVMDual, svm_dual

@@ -27,12 +27,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from onlinelab.core import validation as v
-from onlinelab.errors import ConfigError
 from onlinelab.bregman.linearised import LinearisedBregman
 from onlinelab.bregman.loop import iterate, single_blas
 from onlinelab.bregman.prox import nuclear_envelope, svt
 from onlinelab.bregman.rpca import check_tau, matrices, per_replicate
+from onlinelab.core import validation as v
+from onlinelab.errors import ConfigError
 
 
 def observed(M_observed, mask=None):

@@ -18,19 +18,19 @@ The LASSO data are scikit-learn's bundled diabetes set (442 × 10, never downloa
 """
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
-from onlinelab.core import validation as v
 from onlinelab.bounds.base import Bound
-from onlinelab.errors import ConfigError
 from onlinelab.bregman.loop import iterate, single_blas
-from onlinelab.geometry.momentum import Momentum, restarted_fista, t_value
 from onlinelab.bregman.prox import huber, soft_threshold
+from onlinelab.core import validation as v
+from onlinelab.errors import ConfigError
+from onlinelab.geometry.momentum import Momentum, restarted_fista, t_value
 
 
-@lru_cache(maxsize=None)
+@cache
 def diabetes() -> tuple[np.ndarray, np.ndarray]:
     """(X, y): scikit-learn's bundled diabetes features (442 × 10, already centred and scaled) and the centred target."""
     from sklearn.datasets import load_diabetes

@@ -17,10 +17,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from onlinelab.core import validation as v
 from onlinelab.bounds.base import Bound
-from onlinelab.geometry.momentum import Momentum, restarted_fista, t_value
 from onlinelab.bregman.prox import svd
+from onlinelab.core import validation as v
+from onlinelab.geometry.momentum import Momentum, restarted_fista, t_value
 
 
 class BregmanState(NamedTuple):

@@ -33,11 +33,11 @@ import numpy as np
 import pandas as pd
 import simpy
 
-from onlinelab.core import validation as v
 from onlinelab.bounds.base import LossStats
+from onlinelab.core import validation as v
+from onlinelab.core.schedule import _checkpoints
 from onlinelab.errors import BoundViolationWarning
 from onlinelab.runs.result import Result, _frame
-from onlinelab.core.schedule import _checkpoints
 from onlinelab.runs.tables import Column, format_table
 
 BOUND_TOL = 1e-9
@@ -57,7 +57,7 @@ def single_blas(func):
 
 
 def iterate(method, iters: int, *, checkpoints=None, stream=None, label: str | None = None,
-            environment: str | None = None) -> "IterationResult":
+            environment: str | None = None) -> IterationResult:
     """Run ``iters`` iterations of ``method`` on the event loop; log at ``checkpoints`` (log-spaced by default).
 
     Parameters
@@ -145,7 +145,7 @@ class IterationResult(Result):
         return self.meta.get("iteration", {}).get("breaches", [])
 
     @classmethod
-    def build(cls, method, label, environment, ckpts, rows, box, wall, K) -> "IterationResult":
+    def build(cls, method, label, environment, ckpts, rows, box, wall, K) -> IterationResult:
         arrays = {k: np.stack(val) for k, val in rows.items()}                  # (C, R)
         t = np.asarray(ckpts[: len(next(iter(arrays.values())))] if arrays else [], dtype=int)
         R = method.replicates

@@ -32,11 +32,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from onlinelab.core import validation as v
-from onlinelab.errors import ConfigError
 from onlinelab.bregman.linearised import LinearisedBregman
 from onlinelab.bregman.loop import iterate, single_blas
 from onlinelab.bregman.prox import l1_envelope, nuclear_envelope, soft_threshold, svt
+from onlinelab.core import validation as v
+from onlinelab.errors import ConfigError
 
 
 def matrices(X, name: str = "X") -> np.ndarray:

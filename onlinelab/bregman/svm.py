@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from onlinelab.core import validation as v
-from onlinelab.errors import ConfigError
 from onlinelab.bregman.composite import prox_gradient
 from onlinelab.bregman.loop import single_blas
+from onlinelab.core import validation as v
+from onlinelab.errors import ConfigError
 
 
 class SVMDual:

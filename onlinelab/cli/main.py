@@ -117,8 +117,7 @@ def cmd_sweep(args) -> int:
 
 
 def cmd_compare(args) -> int:
-    from onlinelab.runs.compare import compare
-    from onlinelab.runs.compare import TABLE_COLUMNS
+    from onlinelab.runs.compare import TABLE_COLUMNS, compare
     from onlinelab.runs.tables import format_table
     table, fig = compare(args.run_dirs, plot=args.plot)
     print(format_table(table, TABLE_COLUMNS))

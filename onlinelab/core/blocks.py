@@ -57,7 +57,7 @@ class LossBlock:
         self._rounds, self._lazy = list(rounds), None
 
     @classmethod
-    def of_rows(cls, loss_cls, rows, **kw) -> "LossBlock":
+    def of_rows(cls, loss_cls, rows, **kw) -> LossBlock:
         """A block of ``loss_cls(rows[i], **kw)`` for rows of shape (n, R, ...), sharing one stacked copy.
 
         Parameters

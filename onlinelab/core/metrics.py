@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import numpy as np
 
-
 COMPARATORS = ("exact", "truth", "none")
 
 

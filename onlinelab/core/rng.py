@@ -78,7 +78,7 @@ class BatchRNG:
         self._normal = _Buffer(self.gens, "standard_normal", block)
 
     @classmethod
-    def from_seed(cls, root: int, role: str, name: str, replicates: int, block: int = 512) -> "BatchRNG":
+    def from_seed(cls, root: int, role: str, name: str, replicates: int, block: int = 512) -> BatchRNG:
         return cls(seed_sequences(root, role, name, replicates), block=block)
 
     @property

@@ -17,10 +17,10 @@ from __future__ import annotations
 import time
 from collections import deque
 
-from onlinelab.errors import ProtocolError
 from onlinelab.core.metrics import Recorder
 from onlinelab.core.protocol import Feedback, HistoryView, frozen, frozen_mixed, history_window
 from onlinelab.core.rng import BatchRNG
+from onlinelab.errors import ProtocolError
 
 
 def feedback_for(kind: str, loss, play):

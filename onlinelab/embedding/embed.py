@@ -25,8 +25,8 @@ import numpy as np
 from onlinelab.core import validation as v
 from onlinelab.embedding.bounds import centred_eta, paper_eta
 from onlinelab.embedding.dual import SOLVERS, _finite_matrix, unit_rows
-from onlinelab.embedding.pairs import UnitPairs
 from onlinelab.embedding.game import play_embedding_game
+from onlinelab.embedding.pairs import UnitPairs
 from onlinelab.errors import ConfigError
 
 
@@ -95,7 +95,7 @@ class NearIsometricEmbedding:
         return {"n_components": self.n_components, "T": self.T, "eta": self.eta, "solver": self.solver,
                 "checkpoints": self.checkpoints, "tol": self.tol}
 
-    def fit(self, points=None, *, differences=None) -> "NearIsometricEmbedding":
+    def fit(self, points=None, *, differences=None) -> NearIsometricEmbedding:
         """Fit on ``points`` (rows; their r(r−1)/2 unit differences are formed) or on ``differences`` directly.
 
         Parameters

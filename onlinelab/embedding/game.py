@@ -32,18 +32,18 @@ from typing import NamedTuple
 import numpy as np
 
 from onlinelab.core.base import Learner
-from onlinelab.geometry.domains import Simplex
+from onlinelab.core.protocol import Context, Play
+from onlinelab.core.schedule import _checkpoints
 from onlinelab.embedding.bounds import centred_bound, ld_bound
 from onlinelab.embedding.dual import check_k, gram_top_k, pick_solver, top_k, weighted_gram
 from onlinelab.embedding.pairs import UnitPairs
 from onlinelab.embedding.result import EmbeddingResult
 from onlinelab.errors import BoundViolationWarning
-from onlinelab.simulation.players import Player, run_rounds
-from onlinelab.runs.game_result import game_arrays
+from onlinelab.geometry.domains import Simplex
 from onlinelab.learners.mirror_descent import OMD
-from onlinelab.core.protocol import Context, Play
-from onlinelab.core.schedule import _checkpoints
 from onlinelab.losses.vector import LinearLoss
+from onlinelab.runs.game_result import game_arrays
+from onlinelab.simulation.players import Player, run_rounds
 
 BRACKET_TOL = 1e-9
 

@@ -66,7 +66,7 @@ class UnitPairs:
     orthonormal V, so the numerator's cancellation costs at most about (d + k)·ε·(‖p_i‖ + ‖p_j‖)²
     absolute, i.e. (d + k)·ε·ρ² relative to the pair with ρ = max (‖p_i‖ + ‖p_j‖)/D_ij — small after
     centring (ρ² ≈ 23 for the 142 fives of the benchmark: a bound of 4e-13; measured 2e-15;
-    tests/test_embedding_pairs.py).  Badly scaled points make ρ large and the pair path less exact.
+    tests/embedding/test_embedding_pairs.py).  Badly scaled points make ρ large and the pair path less exact.
     Built from differences (:meth:`from_rows`) it computes X·V.
 
     Parameters
@@ -81,7 +81,7 @@ class UnitPairs:
         self.X, self._points = X, points
 
     @classmethod
-    def from_points(cls, points) -> "UnitPairs":
+    def from_points(cls, points) -> UnitPairs:
         """The r(r−1)/2 unit differences of ``points`` (rows), with the pair structure kept.
 
         Parameters
@@ -93,7 +93,7 @@ class UnitPairs:
         return cls(X, (P, i * P.shape[0] + j, sq))
 
     @classmethod
-    def from_rows(cls, X) -> "UnitPairs":
+    def from_rows(cls, X) -> UnitPairs:
         """Unit rows given directly (no pair structure): ‖Vᵀx‖² by X·V.
 
         Parameters
@@ -135,5 +135,5 @@ def unit_differences(points) -> np.ndarray:
     points : array-like, shape (r, d)
         The points, one per row; r ≥ 2 and no two equal (a zero difference has no direction).
     """
-    from onlinelab.embedding.pairs import point_pairs         # the pairs' module builds on this one's helpers
+    from onlinelab.embedding.pairs import point_pairs  # the pairs' module builds on this one's helpers
     return point_pairs(points)[3]

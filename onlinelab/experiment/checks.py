@@ -31,10 +31,10 @@ import pickle
 import numpy as np
 
 from onlinelab.core.base import Environment, Learner
-from onlinelab.errors import CheckError, ConfigError, OnlinelabError
 from onlinelab.core.protocol import Context, HistoryView, frozen_mixed
 from onlinelab.core.registry import make_environment, make_learner
 from onlinelab.core.rng import BatchRNG
+from onlinelab.errors import CheckError, ConfigError, OnlinelabError
 
 # a learner that can play each kind of domain, for checking an environment on its own
 REFERENCE_LEARNERS = {"spectraplex": "meg", "simplex": "ftrl", "euclidean": "sgd"}

@@ -21,8 +21,8 @@ import pathlib
 from dataclasses import dataclass, field
 
 from onlinelab.core import validation as v
-from onlinelab.errors import ConfigError, ConfigTypeError
 from onlinelab.core.registry import environment_class, learner_class
+from onlinelab.errors import ConfigError, ConfigTypeError
 from onlinelab.runs.tomlio import AUTO, dump_toml, read_toml  # noqa: F401  (dump_toml re-exported)
 
 RUN_KEYS = {"name": "run", "seed": 0, "rounds": 1000, "replicates": 8, "checkpoints": 40, "plugins": [],

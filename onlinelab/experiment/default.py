@@ -18,8 +18,8 @@ try:
 except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
 
-from onlinelab.experiment import config as C
 from onlinelab.core import validation as v
+from onlinelab.experiment import config as C
 from onlinelab.experiment.durable import DEFAULT_SECONDS
 
 DEFAULT_TOML = """

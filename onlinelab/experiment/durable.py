@@ -32,10 +32,10 @@ import signal
 import time
 import warnings
 
+from onlinelab.errors import OnlinelabError, StorageError
 from onlinelab.runs import storage
 from onlinelab.runs.checkpoint import load_state, save_state
 from onlinelab.runs.load import load_run
-from onlinelab.errors import OnlinelabError, StorageError
 
 DEFAULT_SECONDS = 60.0
 CHECKPOINT = "checkpoint.npz"

@@ -32,12 +32,12 @@ import pathlib
 
 import numpy as np
 import pandas as pd
-from scipy.special import stdtrit   # Student-t quantiles (scipy.stats costs 0.4 s to import)
+from scipy.special import stdtrit  # Student-t quantiles (scipy.stats costs 0.4 s to import)
 
+from onlinelab.core.progress import Progress
+from onlinelab.errors import ConfigError, ConfigTypeError, StorageError, did_you_mean
 from onlinelab.runs import storage
 from onlinelab.runs.load import load_run
-from onlinelab.errors import ConfigError, ConfigTypeError, StorageError, did_you_mean
-from onlinelab.core.progress import Progress
 
 EXECUTORS = ("serial", "processes", "dask")
 RUN_KEYS = ("seed", "rounds", "replicates")
@@ -159,7 +159,7 @@ def _execute(todo, executor: str, workers: int, scheduler):
 
 
 def sweep(config, grid: dict | None = None, *, executor: str = "serial", workers: int = 1, scheduler=None,
-          out=None, progress: bool = False, force: bool = False) -> "SweepResult":
+          out=None, progress: bool = False, force: bool = False) -> SweepResult:
     """Run every cell of ``grid`` over the experiment ``config``; returns a :class:`SweepResult`.
 
     Parameters
@@ -182,8 +182,8 @@ def sweep(config, grid: dict | None = None, *, executor: str = "serial", workers
     force : bool
         Replace a non-empty ``out`` that holds something other than this sweep.
     """
-    from onlinelab.experiment import config as C
     from onlinelab.core import validation as v
+    from onlinelab.experiment import config as C
     base = C.load_toml(config) if isinstance(config, (str, pathlib.Path)) else copy.deepcopy(config)
     grid = base.get("sweep") if grid is None else grid
     if scheduler is not None:

@@ -41,10 +41,10 @@ from __future__ import annotations
 
 from onlinelab.core import validation as v
 from onlinelab.core.base import _Params
-from onlinelab.errors import ConfigError, ConfigTypeError
 from onlinelab.core.protocol import Feedback
 from onlinelab.core.rng import BatchRNG
 from onlinelab.core.slot import feedback_for
+from onlinelab.errors import ConfigError, ConfigTypeError
 
 TAKES = ("auto", "queue", "one")
 

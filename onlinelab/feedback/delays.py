@@ -38,15 +38,15 @@ Metrics logged at checkpoints: ``outstanding_feedback`` (posted, not yet deliver
 from __future__ import annotations
 
 import numbers
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
 from onlinelab.core import validation as v
 from onlinelab.core.base import _Params
-from onlinelab.errors import ConfigError, ConfigTypeError
 from onlinelab.core.protocol import frozen_mixed
 from onlinelab.core.rng import BatchRNG
+from onlinelab.errors import ConfigError, ConfigTypeError
 
 
 def check_delay(value, where: str = "delay") -> int:
@@ -76,7 +76,7 @@ class DelayModel(_Params):
     def draw(self, t: int, view) -> int:
         raise NotImplementedError
 
-    def attach(self, sim, slots, seed: int, env_label: str, T: int) -> "FeedbackClock":
+    def attach(self, sim, slots, seed: int, env_label: str, T: int) -> FeedbackClock:
         """The simulator's hook: give every learner slot a delayed-feedback channel on ``sim``."""
         return FeedbackClock(self, sim, slots, seed, env_label, T)
 

@@ -33,13 +33,13 @@ import numpy as np
 
 from onlinelab.core import validation as v
 from onlinelab.core.base import Learner
+from onlinelab.core.protocol import Context
+from onlinelab.core.schedule import _checkpoints
 from onlinelab.errors import BoundViolationWarning, ConfigError
 from onlinelab.losses.fenchel import ConjugateLoss, ConvexFunction
-from onlinelab.runs.game_result import GameResult, game_frame
-from onlinelab.core.protocol import Context
-from onlinelab.simulation.players import Player, run_rounds
-from onlinelab.core.schedule import _checkpoints
 from onlinelab.losses.vector import LinearLoss
+from onlinelab.runs.game_result import GameResult, game_frame
+from onlinelab.simulation.players import Player, run_rounds
 
 CHAIN_TOL = 1e-9
 

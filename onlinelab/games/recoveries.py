@@ -26,13 +26,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from onlinelab.core import validation as v
 from onlinelab.bounds.base import Bound
-from onlinelab.geometry.domains import Ball, Euclidean, Simplex
+from onlinelab.core import validation as v
 from onlinelab.errors import UnknownNameError, did_you_mean
-from onlinelab.losses.fenchel import NormDistance, Quadratic, SquaredDistance
-from onlinelab.learners.leader import BestResponsePlus, FTL, OptimisticFTL
+from onlinelab.geometry.domains import Ball, Euclidean, Simplex
+from onlinelab.learners.leader import FTL, BestResponsePlus, OptimisticFTL
 from onlinelab.learners.mirror_descent import OMD, OMDPlus
+from onlinelab.losses.fenchel import NormDistance, Quadratic, SquaredDistance
 
 
 class Recovery(NamedTuple):

@@ -25,9 +25,9 @@ from __future__ import annotations
 import numpy as np
 
 from onlinelab.core import validation as v
+from onlinelab.core.protocol import EigenPlay
 from onlinelab.errors import DomainError
 from onlinelab.geometry.linalg import eigh, normalised_inverse, softmax
-from onlinelab.core.protocol import EigenPlay
 
 
 def capped_log_softmax(h: np.ndarray, cap: float, total: float = 1.0) -> np.ndarray:

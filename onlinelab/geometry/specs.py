@@ -7,7 +7,17 @@ from __future__ import annotations
 
 from onlinelab.errors import DomainError, UnknownNameError, did_you_mean
 from onlinelab.geometry import spectral
-from onlinelab.geometry.domains import SPECTRAL_KINDS, VECTOR_KINDS, Ball, Box, CappedSimplex, Domain, Euclidean, Simplex
+from onlinelab.geometry.domains import (
+    SPECTRAL_KINDS,
+    VECTOR_KINDS,
+    Ball,
+    Box,
+    CappedSimplex,
+    Domain,
+    Euclidean,
+    Simplex,
+)
+
 
 def _numbers(spec: str, parts: list[str], count: int) -> list[float]:
     if len(parts) > count:

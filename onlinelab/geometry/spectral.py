@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from onlinelab.geometry.domains import CappedSimplex, Simplex
-from onlinelab.errors import DomainError
-from onlinelab.geometry.linalg import eigh
 from onlinelab.core.protocol import EigenPlay
+from onlinelab.errors import DomainError
+from onlinelab.geometry.domains import CappedSimplex, Simplex
+from onlinelab.geometry.linalg import eigh
 
 
 class SpectralDomain:

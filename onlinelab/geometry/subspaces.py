@@ -12,6 +12,7 @@ import numpy as np
 from onlinelab.core import validation as v
 from onlinelab.errors import ConfigError
 
+
 def check_rank(k, d: int, where: str = "k") -> int:
     """``k`` must be an integer with 1 ≤ k < d (a proper subspace of R^d).
 

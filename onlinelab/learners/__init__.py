@@ -2,16 +2,18 @@
 
 Each module holds one family.  Add a module here and import it below to make it built in.
 """
+from onlinelab.learners import leader, mirror_descent  # noqa: E402,F401  (OCO learners register themselves)
 from onlinelab.learners.logdet import LogDetOMD, LogDetState
 from onlinelab.learners.meg import MEG, MEGState
-from onlinelab.learners import leader, mirror_descent  # noqa: E402,F401  (OCO learners register themselves)
 
 __all__ = ["LogDetOMD", "LogDetState", "MEG", "MEGState"]
-from onlinelab.learners import streaming_oja  # noqa: E402,F401  (Oja, Krasulina)
-from onlinelab.learners import streaming_gradient_pca  # noqa: E402,F401  (gradient PCA)
-from onlinelab.learners import streaming_autoencoder  # noqa: E402,F401  (linear, tanh, denoising AE)
-from onlinelab.learners import streaming_batch  # noqa: E402,F401  (batch PCA, IncrementalPCA comparators)
-from onlinelab.learners import streaming_sgd  # noqa: E402,F401  (SGD with averaging)
-from onlinelab.learners import capped_meg  # noqa: E402,F401  (rank-k capped MEG, theory §2)
-from onlinelab.learners import bandit_simplex  # noqa: E402,F401  (exp3, exp3-auer, logbarrier-bandit)
-from onlinelab.learners import delay_copies  # noqa: E402,F401  (Joulani et al.'s reduction for delayed feedback)
+from onlinelab.learners import (
+    bandit_simplex,  # noqa: E402,F401  (exp3, exp3-auer, logbarrier-bandit)
+    capped_meg,  # noqa: E402,F401  (rank-k capped MEG, theory §2)
+    delay_copies,  # noqa: E402,F401  (Joulani et al.'s reduction for delayed feedback)
+    streaming_autoencoder,  # noqa: E402,F401  (linear, tanh, denoising AE)
+    streaming_batch,  # noqa: E402,F401  (batch PCA, IncrementalPCA comparators)
+    streaming_gradient_pca,  # noqa: E402,F401  (gradient PCA)
+    streaming_oja,  # noqa: E402,F401  (Oja, Krasulina)
+    streaming_sgd,  # noqa: E402,F401  (SGD with averaging)
+)

@@ -36,13 +36,13 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from onlinelab.bounds.base import Bound
 from onlinelab.core import validation as v
 from onlinelab.core.base import Learner
-from onlinelab.bounds.base import Bound
-from onlinelab.errors import ConfigError, DomainError
 from onlinelab.core.protocol import Context, Play
 from onlinelab.core.registry import register_learner
 from onlinelab.core.rng import categorical_from
+from onlinelab.errors import ConfigError, DomainError
 from onlinelab.learners.mirror_descent import FTRL, OMD
 
 

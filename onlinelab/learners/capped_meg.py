@@ -27,15 +27,15 @@ from typing import NamedTuple
 
 import numpy as np
 
+from onlinelab.bounds.oco import capped_meg_bounds
 from onlinelab.core import validation as v
 from onlinelab.core.base import Learner
-from onlinelab.geometry.specs import make_domain
+from onlinelab.core.protocol import EigenPlay, Play
+from onlinelab.core.registry import register_learner
 from onlinelab.errors import DomainError
 from onlinelab.geometry.linalg import eigh
 from onlinelab.geometry.mirror import capped_log_softmax
-from onlinelab.bounds.oco import capped_meg_bounds
-from onlinelab.core.protocol import EigenPlay, Play
-from onlinelab.core.registry import register_learner
+from onlinelab.geometry.specs import make_domain
 from onlinelab.geometry.spectral import systematic_sample
 from onlinelab.learners.oco_base import linear_term
 

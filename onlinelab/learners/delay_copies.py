@@ -31,12 +31,12 @@ from typing import NamedTuple
 
 import numpy as np
 
+from onlinelab.bounds.base import Bound, LossStats
 from onlinelab.core import validation as v
 from onlinelab.core.base import Learner
-from onlinelab.bounds.base import Bound, LossStats
-from onlinelab.errors import ConfigError
 from onlinelab.core.protocol import Play
 from onlinelab.core.registry import learner_class, register_learner
+from onlinelab.errors import ConfigError
 
 
 class CopiesState(NamedTuple):

@@ -21,10 +21,10 @@ gradient of f at a weighted average (:mod:`onlinelab.losses.fenchel`).
 """
 from __future__ import annotations
 
-from onlinelab.geometry.specs import make_domain
 from onlinelab.bounds.oco import ftl_strongly_convex_bound, prescient_bound
 from onlinelab.core.protocol import Play
 from onlinelab.core.registry import register_learner
+from onlinelab.geometry.specs import make_domain
 from onlinelab.learners.oco_base import OCOLearner, OCOState, leader_terms
 
 

@@ -21,9 +21,9 @@ import numpy as np
 from onlinelab import bounds as B
 from onlinelab.core import validation as v
 from onlinelab.core.base import Learner
-from onlinelab.geometry.linalg import eigh, softmax
 from onlinelab.core.protocol import EigenPlay, Play
 from onlinelab.core.registry import register_learner
+from onlinelab.geometry.linalg import eigh, softmax
 
 
 class MEGState(NamedTuple):

@@ -25,12 +25,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from onlinelab.core import validation as v
-from onlinelab.errors import DomainError
-from onlinelab.geometry.mirror import get_mirror, mirror_beta, mirror_range, mirror_solve, mirror_step
 from onlinelab.bounds.oco import ftrl_bound, prescient_bound
+from onlinelab.core import validation as v
 from onlinelab.core.protocol import Play
 from onlinelab.core.registry import register_learner
+from onlinelab.errors import DomainError
+from onlinelab.geometry.mirror import get_mirror, mirror_beta, mirror_range, mirror_solve, mirror_step
 from onlinelab.learners.oco_base import OCOLearner, OCOState, linear_term, require_linear
 
 

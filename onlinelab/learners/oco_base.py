@@ -23,8 +23,8 @@ import numpy as np
 
 from onlinelab.core import validation as v
 from onlinelab.core.base import Learner
-from onlinelab.geometry.specs import make_domain
 from onlinelab.errors import ConfigError, DomainError
+from onlinelab.geometry.specs import make_domain
 from onlinelab.losses.matrix import MatrixLoss
 from onlinelab.losses.vector import LinearTerms
 

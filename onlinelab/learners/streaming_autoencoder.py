@@ -30,8 +30,8 @@ import numpy as np
 
 from onlinelab.core import validation as v
 from onlinelab.core.registry import register_learner
-from onlinelab.learners.streaming_base import StepSchedule, SubspaceLearner, samples_of
 from onlinelab.geometry.subspaces import orthonormalize, random_basis
+from onlinelab.learners.streaming_base import StepSchedule, SubspaceLearner, samples_of
 
 
 class AEState(NamedTuple):

@@ -27,10 +27,10 @@ import numpy as np
 
 from onlinelab.core import validation as v
 from onlinelab.core.base import Learner
+from onlinelab.core.protocol import EigenPlay, Play
 from onlinelab.errors import ConfigError, LossError
 from onlinelab.geometry.linalg import orthonormality_error
 from onlinelab.geometry.subspaces import check_rank, orthonormalize, polar, random_basis  # noqa: F401  (re-exported for the streaming learners)
-from onlinelab.core.protocol import EigenPlay, Play
 
 SCHEDULES = ("constant", "inverse", "inverse_sqrt")
 

@@ -24,10 +24,10 @@ from typing import NamedTuple
 import numpy as np
 
 from onlinelab.core import validation as v
-from onlinelab.errors import ConfigError
 from onlinelab.core.registry import register_learner
-from onlinelab.learners.streaming_base import SubspaceLearner, samples_of
+from onlinelab.errors import ConfigError
 from onlinelab.geometry.subspaces import random_basis
+from onlinelab.learners.streaming_base import SubspaceLearner, samples_of
 
 
 class BatchPCAState(NamedTuple):

@@ -32,11 +32,11 @@ from typing import NamedTuple
 import numpy as np
 
 from onlinelab.core import validation as v
-from onlinelab.errors import ConfigError
 from onlinelab.core.registry import register_learner
 from onlinelab.core.rng import BatchRNG
-from onlinelab.learners.streaming_base import StepSchedule, SubspaceLearner, check_finite, samples_of
+from onlinelab.errors import ConfigError
 from onlinelab.geometry.subspaces import check_rank, polar, random_basis
+from onlinelab.learners.streaming_base import StepSchedule, SubspaceLearner, check_finite, samples_of
 
 ARMIJO_C, ARMIJO_SHRINK, ARMIJO_MAX = 1e-4, 0.5, 30
 

@@ -23,9 +23,9 @@ from typing import NamedTuple
 import numpy as np
 
 from onlinelab.core.base import Learner
-from onlinelab.errors import DomainError
 from onlinelab.core.protocol import Play
 from onlinelab.core.registry import register_learner
+from onlinelab.errors import DomainError
 from onlinelab.learners.streaming_base import StepSchedule, check_finite
 
 

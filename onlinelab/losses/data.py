@@ -30,18 +30,18 @@ class DataTerms:
     def __init__(self, risk, c, rho):
         self.risk, self.c, self.rho = risk, np.asarray(c, dtype=float), np.asarray(rho, dtype=float)
 
-    def scaled(self, a: float) -> "DataTerms":
+    def scaled(self, a: float) -> DataTerms:
         return DataTerms(self.risk, a * self.c, a * self.rho)
 
-    def plus(self, other: "DataTerms") -> "DataTerms":
+    def plus(self, other: DataTerms) -> DataTerms:
         return DataTerms(self.risk, self.c + other.c, self.rho + other.rho)
 
-    def add_(self, other: "DataTerms") -> "DataTerms":
+    def add_(self, other: DataTerms) -> DataTerms:
         self.c += other.c
         self.rho += other.rho
         return self
 
-    def pooled(self) -> "DataTerms":
+    def pooled(self) -> DataTerms:
         return DataTerms(self.risk, self.c.mean(axis=0, keepdims=True), self.rho.mean(keepdims=True))
 
     def value(self, x):
@@ -84,7 +84,7 @@ class DataLoss(VectorLoss):
         return self.idx.shape[1]
 
     @classmethod
-    def joined(cls, losses) -> "DataLoss":
+    def joined(cls, losses) -> DataLoss:
         """The sample-weighted mean ``Σ_i (b_i/N) ℓ_i`` of queued mini-batch losses (same data, λ and domain): the
         regularised risk of their samples as one mini-batch of N = Σ b_i — the block an arrivals queue hands a
         learner that takes it whole (theory §8, :mod:`onlinelab.feedback.arrivals`)."""

@@ -29,26 +29,26 @@ independently.  Online losses (a random mini-batch per round) live in :mod:`onli
 """
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 from scipy.optimize import minimize
 from scipy.special import expit
 
 from onlinelab.core import validation as v
-from onlinelab.geometry.specs import make_domain
 from onlinelab.errors import ConfigError, DomainError
+from onlinelab.geometry.specs import make_domain
 from onlinelab.losses.fenchel import ConvexFunction
 from onlinelab.losses.vector import sup_norm
 
 DATASETS = ("breast-cancer",)
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_data(name: str = "breast-cancer") -> tuple[np.ndarray, np.ndarray]:
     """(A, y): standardised features plus an intercept, rows of unit norm (N, n); labels y ∈ {−1, +1}."""
     v.choice("dataset", name, DATASETS)
-    from sklearn.datasets import load_breast_cancer   # bundled with scikit-learn: no download
+    from sklearn.datasets import load_breast_cancer  # bundled with scikit-learn: no download
     X, y = load_breast_cancer(return_X_y=True)
     X = (X - X.mean(axis=0)) / X.std(axis=0)
     A = np.hstack([X, np.ones((X.shape[0], 1))])

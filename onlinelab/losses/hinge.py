@@ -9,6 +9,7 @@ import numpy as np
 
 from onlinelab.geometry.momentum import restarted_fista
 
+
 def hinge_argmin(At, c, rho, s, domain, tol: float = 1e-12) -> np.ndarray:
     """argmin_{x∈K} Σ_i c_i max(0, 1 − ã_i·x) + (ρ/2)‖x‖² − ⟨s, x⟩ per row, through the dual box-QP.
 

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from onlinelab.errors import LossError
 from onlinelab.core.protocol import EigenPlay
+from onlinelab.errors import LossError
 
 
 def real_array(value, what: str) -> np.ndarray:
@@ -121,7 +121,7 @@ class MatrixLoss:
     def max_eigenvalue(self) -> np.ndarray:
         return self.eigenvalues()[:, -1]
 
-    def comparator(self, replicates: int, d: int) -> "SpectralComparator":
+    def comparator(self, replicates: int, d: int) -> SpectralComparator:
         """A fresh best-in-hindsight tracker for this loss type: λ_min of the summed losses.
 
         Parameters
@@ -244,7 +244,7 @@ class FactoredLoss(MatrixLoss):
         return self.factors.shape[2]
 
     @classmethod
-    def joined(cls, losses) -> "FactoredLoss":
+    def joined(cls, losses) -> FactoredLoss:
         """The sample-weighted mean ``Σ_i (b_i/N) L_i`` of queued losses (b_i = ``n_samples``, N = Σ b_i): their
         factors side by side, each one's coefficients scaled by b_i/N — the one block a block learner takes
         from an arrivals queue (theory §8).  For streaming PCA's ``−(1/b_i) Σ_j x_j x_jᵀ`` that is
@@ -254,7 +254,7 @@ class FactoredLoss(MatrixLoss):
         coef = np.concatenate([loss.coef * (loss.n_samples / N) for loss in losses])
         return losses[0].with_factors(X, coef)
 
-    def with_factors(self, factors, coef) -> "FactoredLoss":
+    def with_factors(self, factors, coef) -> FactoredLoss:
         """A loss like this one (its type and its settings) on other factors and coefficients."""
         return FactoredLoss(factors, coef)
 

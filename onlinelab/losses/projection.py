@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from onlinelab.losses.matrix import FactoredLoss
 from onlinelab.core.protocol import EigenPlay
 from onlinelab.geometry.subspaces import check_rank
+from onlinelab.losses.matrix import FactoredLoss
 from onlinelab.losses.streaming import TopKComparator
 
 
@@ -39,7 +39,7 @@ class ProjectionLoss(FactoredLoss):
         super().__init__(factors, coef)
         self.rank = check_rank(rank, self.shape[1], "rank")
 
-    def with_factors(self, factors, coef) -> "ProjectionLoss":
+    def with_factors(self, factors, coef) -> ProjectionLoss:
         return ProjectionLoss(factors, coef, rank=self.rank)
 
     def action_value(self, action):

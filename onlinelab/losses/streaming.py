@@ -26,9 +26,9 @@ import numpy as np
 from scipy.linalg.blas import dsyrk as syrk
 
 from onlinelab.errors import LossError
-from onlinelab.losses.matrix import FactoredLoss
 from onlinelab.geometry.subspaces import check_rank
 from onlinelab.geometry.topk import LowerSymmetric, block_size, top_k_sum
+from onlinelab.losses.matrix import FactoredLoss
 
 
 class SampleLoss(FactoredLoss):
@@ -52,7 +52,7 @@ class SampleLoss(FactoredLoss):
     def samples(self) -> np.ndarray:
         return self.factors
 
-    def with_factors(self, factors, coef) -> "SampleLoss":
+    def with_factors(self, factors, coef) -> SampleLoss:
         """The samples as a SampleLoss of this rank; its weights are −1/b again, which is what
         :meth:`~onlinelab.FactoredLoss.joined` asks for (each −1/b_i scaled by b_i/N)."""
         out = SampleLoss(factors, k=self.k)
@@ -78,7 +78,7 @@ class SampleLoss(FactoredLoss):
             spec_sq = fro_sq
         return {"spec_sq": spec_sq, "fro_sq": fro_sq, "energy": energy}
 
-    def comparator(self, replicates: int, d: int) -> "TopKComparator":
+    def comparator(self, replicates: int, d: int) -> TopKComparator:
         return TopKComparator(replicates, d, self.k)
 
 

@@ -86,21 +86,21 @@ class LinearTerms:
     def __init__(self, G):
         self.G = np.asarray(G, dtype=float)
 
-    def scaled(self, a: float) -> "LinearTerms":
+    def scaled(self, a: float) -> LinearTerms:
         return LinearTerms(a * self.G)
 
-    def plus(self, other: "LinearTerms") -> "LinearTerms":
+    def plus(self, other: LinearTerms) -> LinearTerms:
         return LinearTerms(self.G + other.G)
 
-    def add_(self, other: "LinearTerms") -> "LinearTerms":
+    def add_(self, other: LinearTerms) -> LinearTerms:
         """In-place sum (the comparator owns its accumulator)."""
         self.G += other.G
         return self
 
-    def pooled(self) -> "LinearTerms":
+    def pooled(self) -> LinearTerms:
         return LinearTerms(self.G.mean(axis=0, keepdims=True))
 
-    def fold(self, n: int) -> "LinearTerms":
+    def fold(self, n: int) -> LinearTerms:
         """Sum n stacked rounds (rows round-major, as in a loss block) into one term per replicate."""
         return LinearTerms(self.G.reshape((n, -1) + self.G.shape[1:]).sum(axis=0))
 
@@ -129,7 +129,7 @@ class LinearLoss(VectorLoss):
             raise LossError(f"LinearLoss needs G of shape (R, n), got {self.G.shape}")
 
     @classmethod
-    def trusted(cls, G: np.ndarray, domain) -> "LinearLoss":
+    def trusted(cls, G: np.ndarray, domain) -> LinearLoss:
         """A loss on a float (R, n) array the caller built itself (no conversion or checks: a learner's
         own estimate, or a view of a block already checked whole)."""
         out = cls.__new__(cls)
@@ -198,7 +198,7 @@ class QuadTerms:
     def plus(self, other):
         return QuadTerms(self.A + other.A, self.b + other.b)
 
-    def pooled(self) -> "QuadTerms":
+    def pooled(self) -> QuadTerms:
         return QuadTerms(self.A.mean(axis=0, keepdims=True), self.b.mean(axis=0, keepdims=True))
 
     def value(self, x):

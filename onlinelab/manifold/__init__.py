@@ -12,8 +12,14 @@ ALE and VRLE weights, classical MDS, Isomap, LLE, LPP, ONPP and PCA.
 from onlinelab.manifold.core import TraceSolution, sign_fix, trace_optimize
 from onlinelab.manifold.data import helix, load_dataset
 from onlinelab.manifold.density import ale_weights, local_scales, vrle_radii, vrle_weights
-from onlinelab.manifold.graphs import (binary_weights, epsilon_graph, heat_weights, knn_graph, laplacian_problem,
-    require_connected)
+from onlinelab.manifold.graphs import (
+    binary_weights,
+    epsilon_graph,
+    heat_weights,
+    knn_graph,
+    laplacian_problem,
+    require_connected,
+)
 from onlinelab.manifold.laplacian import LaplacianEigenmaps, affinity_matrix
 from onlinelab.manifold.linear import LPP, ONPP, PCA
 from onlinelab.manifold.lle import LocallyLinearEmbedding, lle_matrix, lle_weights

@@ -22,8 +22,15 @@ from onlinelab.errors import DataError
 from onlinelab.manifold.base import ManifoldEstimator
 from onlinelab.manifold.core import sign_fix, trace_optimize
 from onlinelab.manifold.density import ale_weights, vrle_weights
-from onlinelab.manifold.graphs import (NORMALIZATIONS, binary_weights, epsilon_graph, heat_weights, knn_graph,
-    laplacian_problem, require_connected)
+from onlinelab.manifold.graphs import (
+    NORMALIZATIONS,
+    binary_weights,
+    epsilon_graph,
+    heat_weights,
+    knn_graph,
+    laplacian_problem,
+    require_connected,
+)
 
 WEIGHTS = ("heat", "binary", "ale", "vrle", "precomputed")
 

@@ -23,12 +23,12 @@ import warnings
 
 import numpy as np
 
+from onlinelab.core import validation as v
 from onlinelab.manifold.base import LinearEmbedding
 from onlinelab.manifold.core import trace_optimize
-from onlinelab.manifold.laplacian import WEIGHTS, affinity_matrix
 from onlinelab.manifold.graphs import laplacian_problem, require_connected
+from onlinelab.manifold.laplacian import WEIGHTS, affinity_matrix
 from onlinelab.manifold.lle import lle_matrix, lle_weights
-from onlinelab.core import validation as v
 
 
 class PCA(LinearEmbedding):

@@ -24,8 +24,8 @@ from scipy.sparse.csgraph import shortest_path
 from onlinelab.core import validation as v
 from onlinelab.errors import DataError
 from onlinelab.manifold.base import ManifoldEstimator
-from onlinelab.manifold.core import trace_optimize
 from onlinelab.manifold.checks import check_count
+from onlinelab.manifold.core import trace_optimize
 from onlinelab.manifold.graphs import MODES, binary_weights, directed_knn, epsilon_graph, knn_graph, require_connected
 
 

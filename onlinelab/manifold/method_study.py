@@ -25,7 +25,6 @@ import numpy as np
 import pandas as pd
 
 from onlinelab.core.registry import make_environment, make_learner
-
 from onlinelab.environments.streams import DigitsStream
 from onlinelab.learners.streaming_base import fit
 from onlinelab.manifold.experiment import METHODS, run_grid

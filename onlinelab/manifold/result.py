@@ -48,7 +48,7 @@ class ManifoldResult(Result):
     """
 
     @classmethod
-    def from_frame(cls, frame: pd.DataFrame, seed: int = 0) -> "ManifoldResult":
+    def from_frame(cls, frame: pd.DataFrame, seed: int = 0) -> ManifoldResult:
         """Wrap a :func:`run_grid` table with the metadata a run directory needs.
 
         Parameters

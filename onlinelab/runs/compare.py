@@ -20,8 +20,8 @@ import pathlib
 
 import pandas as pd
 
-from onlinelab.runs.align import align_results
 from onlinelab.errors import ConfigError
+from onlinelab.runs.align import align_results
 from onlinelab.runs.result import SUMMARY_COLUMNS
 from onlinelab.runs.tables import Column
 
@@ -45,8 +45,8 @@ def compare(run_dirs, plot=None, metric: str = "regret"):
     metric : str
         The metric whose curves are overlaid.
     """
-    from onlinelab.runs.result import Result, _merge_meta
     from onlinelab.runs.load import load_run
+    from onlinelab.runs.result import Result, _merge_meta
     paths = [pathlib.Path(p) for p in run_dirs]
     if len(paths) < 2:
         raise ConfigError(f"compare needs at least two run directories, got {len(paths)}")

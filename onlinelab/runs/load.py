@@ -6,15 +6,14 @@ from __future__ import annotations
 
 import pathlib
 
-from onlinelab.errors import StorageError
+from onlinelab.errors import ConfigError, StorageError
 from onlinelab.runs.kinds import result_class
 from onlinelab.runs.result import Result
 from onlinelab.runs.storage import META_KEYS, read_json, read_metrics
 from onlinelab.runs.tomlio import read_toml
-from onlinelab.errors import ConfigError
 
 
-def load_run(path) -> "Result":  # noqa: F821
+def load_run(path) -> Result:  # noqa: F821
     """Read a run directory written by :meth:`Result.save` (or ``onlinelab run``).
 
     The run comes back as the result class of its kind (``meta.json``'s ``kind``, see

@@ -18,7 +18,7 @@ import warnings
 
 import numpy as np
 import pandas as pd
-from scipy.special import stdtrit   # Student-t quantiles (scipy.stats costs 0.4 s to import)
+from scipy.special import stdtrit  # Student-t quantiles (scipy.stats costs 0.4 s to import)
 
 from onlinelab.bounds.base import LossStats
 from onlinelab.errors import BoundViolationWarning, ConfigError, did_you_mean
@@ -55,7 +55,7 @@ def _frame(learner, env_label, t, arrays: dict) -> pd.DataFrame:
         "value": np.concatenate([np.asarray(arr).reshape(-1) for arr in arrays.values()])})
 
 
-def build_result(env, env_label, ctx, slots, timing, seed, failed=None) -> "Result":
+def build_result(env, env_label, ctx, slots, timing, seed, failed=None) -> Result:
     """Assemble metrics, bound curves and bound checks for one environment's slots.
 
     Parameters
@@ -169,7 +169,7 @@ class Result:
         self.metrics, self.meta = metrics, meta
 
     @classmethod
-    def concat(cls, results: list["Result"], align: str | None = None) -> "Result":
+    def concat(cls, results: list[Result], align: str | None = None) -> Result:
         """One Result from several (e.g. one per environment).
 
         Parameters
@@ -335,7 +335,7 @@ class Result:
         """The command line's exit status for this run: 3 when an applicable bound was violated, else 0."""
         return 3 if self.alarms() else 0
 
-    def save(self, path, config: dict | None = None, force: bool = False) -> "pathlib.Path":  # noqa: F821
+    def save(self, path, config: dict | None = None, force: bool = False) -> pathlib.Path:  # noqa: F821
         """Write the run directory (config.toml, meta.json, metrics.parquet, report.png, report.md).
 
         It is written to a temporary directory and renamed into place; a non-empty ``path`` is

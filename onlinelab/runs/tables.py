@@ -23,8 +23,8 @@ ftl        3.25   n/a¹
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 

@@ -13,6 +13,7 @@ import simpy
 from onlinelab.core.protocol import Feedback
 from onlinelab.core.rng import BatchRNG
 
+
 class Player:
     def __init__(self, role, learner, ctx, seed):
         self.role, self.learner = role, learner

@@ -25,17 +25,17 @@ from threadpoolctl import threadpool_limits
 
 from onlinelab.core import validation as v
 from onlinelab.core.base import Environment, Learner, label_of
-from onlinelab.core.schedule import _checkpoints, default_checkpoints  # noqa: F401  (default_checkpoints re-exported)
-from onlinelab.core.compat import check_pairings
-from onlinelab.errors import ConfigError, OnlinelabError, SimulationError
 from onlinelab.core.blocks import BlockFeed, blocks_match_emit
+from onlinelab.core.compat import check_pairings
 from onlinelab.core.metrics import COMPARATORS, LossTracker
 from onlinelab.core.progress import Progress
 from onlinelab.core.protocol import Context
 from onlinelab.core.registry import make_environment
-from onlinelab.runs.result import Result, build_result
 from onlinelab.core.rng import BatchRNG
+from onlinelab.core.schedule import _checkpoints, default_checkpoints  # noqa: F401  (default_checkpoints re-exported)
 from onlinelab.core.slot import Slot, feedback_for  # noqa: F401  (feedback_for: the shared feedback rule, re-exported)
+from onlinelab.errors import ConfigError, OnlinelabError, SimulationError
+from onlinelab.runs.result import Result, build_result
 
 
 def _learners(learners) -> dict[str, Learner]:

@@ -20,8 +20,9 @@ True
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from onlinelab.errors import ConfigError
 from onlinelab.runs.kinds import _RESULT_CLASSES as _result_classes

@@ -30,14 +30,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from onlinelab.core import validation as v
-from onlinelab.experiment.config import run_table
-from onlinelab.errors import ConfigError, ConfigTypeError, UnknownNameError, did_you_mean
 from onlinelab.bregman.completion import complete_matrix, complete_stream
 from onlinelab.bregman.composite import HuberLasso, Lasso, LeastSquares, prox_gradient
 from onlinelab.bregman.data import low_rank, low_rank_plus_sparse
 from onlinelab.bregman.rpca import robust_pca
 from onlinelab.bregman.svm import svm_dual
+from onlinelab.core import validation as v
+from onlinelab.errors import ConfigError, ConfigTypeError, UnknownNameError, did_you_mean
+from onlinelab.experiment.config import run_table
 
 COMMON = {"accelerated": True, "t_rule": "recursive"}
 PROBLEMS = {

@@ -33,11 +33,11 @@ import numpy as np
 import pandas as pd
 
 from onlinelab.core import validation as v
-from onlinelab.experiment.config import run_table
-from onlinelab.embedding.embed import NearIsometricEmbedding
 from onlinelab.embedding.baselines import fantope_sdp, jl_gaussian, max_distortion_of, pca, random_orthonormal
+from onlinelab.embedding.embed import NearIsometricEmbedding
 from onlinelab.embedding.pairs import unit_differences
 from onlinelab.errors import ConfigError, ConfigTypeError
+from onlinelab.experiment.config import run_table
 
 KEYS = ("data", "digit", "points", "d", "file", "n_components", "eta", "solver", "baselines", "sdp_time_limit")
 DATA = ("digits", "gaussian", "file")

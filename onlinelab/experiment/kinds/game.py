@@ -35,13 +35,13 @@ import inspect
 import numpy as np
 
 from onlinelab.core import validation as v
-from onlinelab.experiment.config import AUTO, RUN_KEYS, run_table
-from onlinelab.geometry.specs import make_domain
+from onlinelab.core.registry import make_learner
 from onlinelab.errors import ConfigError, ConfigTypeError
-from onlinelab.losses.fenchel import NormDistance, SquaredDistance
+from onlinelab.experiment.config import AUTO, RUN_KEYS, run_table
 from onlinelab.games.game import play_game
 from onlinelab.games.recoveries import RECOVERIES, make_recovery, play_recovery
-from onlinelab.core.registry import make_learner
+from onlinelab.geometry.specs import make_domain
+from onlinelab.losses.fenchel import NormDistance, SquaredDistance
 
 FUNCTIONS = {"squared-distance": SquaredDistance, "norm-distance": NormDistance}
 EXPLICIT_KEYS = ("function", "domain", "n", "center", "scale", "weights", "order", "x_player", "y_player")

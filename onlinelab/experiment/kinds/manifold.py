@@ -5,6 +5,7 @@ from __future__ import annotations
 from onlinelab.errors import ConfigError
 from onlinelab.manifold.experiment import METHODS, parse_manifold, run_grid
 
+
 def listing() -> list[tuple[str, str]]:
     """(name, description) of every method a ``[manifold]`` table can name, for ``onlinelab list``."""
     return [(name, text) for name, (_, text) in METHODS.items()]
