@@ -83,7 +83,7 @@ NAMES = {
     "onlinelab.bregman.svm:hinge_argmin": "onlinelab.losses.hinge:hinge_argmin",
     "onlinelab.domains:make_domain": "onlinelab.geometry.specs:make_domain",
     "onlinelab.embedding_dual:unit_differences": "onlinelab.embedding.pairs:unit_differences",
-    "onlinelab.game:_Player": "onlinelab.simulation.players:_Player",
+    "onlinelab.game:_Player": "onlinelab.simulation.players:Player",
     "onlinelab.game:run_rounds": "onlinelab.simulation.players:run_rounds",
     "onlinelab.losses:DenseLoss": "onlinelab.losses.matrix:DenseLoss",
     "onlinelab.losses:FactoredLoss": "onlinelab.losses.matrix:FactoredLoss",
