@@ -154,7 +154,7 @@ def _directives() -> list[tuple[str, str]]:
 
 
 def _runtime_name(target: str) -> str:
-    # mkdocstrings reads environments/ from the checkout (`::: environments.spiked`); it installs as onlinelab.environments
+    # mkdocstrings reads environments/ from the checkout (`::: environments.spiked`): onlinelab.environments
     return "onlinelab." + target if target.split(".")[0] == "environments" else target
 
 
