@@ -22,10 +22,11 @@ gradient of f at a weighted average (:mod:`onlinelab.losses.fenchel`).
 from __future__ import annotations
 
 from onlinelab.bounds.oco import ftl_strongly_convex_bound, prescient_bound
+from onlinelab.core.docs import shared_params
 from onlinelab.core.protocol import Play
 from onlinelab.core.registry import register_learner
 from onlinelab.geometry.specs import make_domain
-from onlinelab.learners.oco_base import OCOLearner, OCOState, leader_terms
+from onlinelab.learners.oco_base import OCO_PARAMS, OCOLearner, OCOState, leader_terms
 
 
 class _Leader(OCOLearner):
@@ -52,19 +53,13 @@ class _Leader(OCOLearner):
 
 
 @register_learner("ftl")
+@shared_params(OCO_PARAMS)
 class FTL(_Leader):
     """Follow the leader: argmin of the weighted past losses (no worst-case bound for linear losses).
 
     Parameters
     ----------
-    z_init : array-like or None, default None
-        First play z_1 (a point of the domain, one per replicate or broadcast); ``None`` starts at the
-        domain's centre.
-    weights : {"constant", "linear"}, float or list of float, default "constant"
-        Round weights α_t > 0 (theory §3.1): 1, t, a fixed number, or one value per round.
-    domain : str or None, default None
-        Decision set, e.g. ``"simplex"``, ``"ball:1"``, ``"spectraplex"``; ``None`` plays the
-        environment's declared domain.
+    {params: z_init, weights, domain}
     """
 
     def act(self, state, rng) -> Play:
@@ -78,19 +73,13 @@ class FTL(_Leader):
 
 
 @register_learner("ftl+")
+@shared_params(OCO_PARAMS)
 class FTLPlus(_Leader):
     """Be the leader (prescient): argmin of the weighted losses up to and including this round; regret ≤ 0.
 
     Parameters
     ----------
-    z_init : array-like or None, default None
-        First play z_1 (a point of the domain, one per replicate or broadcast); ``None`` starts at the
-        domain's centre.
-    weights : {"constant", "linear"}, float or list of float, default "constant"
-        Round weights α_t > 0 (theory §3.1): 1, t, a fixed number, or one value per round.
-    domain : str or None, default None
-        Decision set, e.g. ``"simplex"``, ``"ball:1"``, ``"spectraplex"``; ``None`` plays the
-        environment's declared domain.
+    {params: z_init, weights, domain}
     """
 
     prescient = True
@@ -104,19 +93,13 @@ class FTLPlus(_Leader):
 
 
 @register_learner("bestresp+")
+@shared_params(OCO_PARAMS)
 class BestResponsePlus(_Leader):
     """Best response (prescient): argmin α_t ℓ_t of this round alone; regret ≤ 0.
 
     Parameters
     ----------
-    z_init : array-like or None, default None
-        First play z_1 (a point of the domain, one per replicate or broadcast); ``None`` starts at the
-        domain's centre.
-    weights : {"constant", "linear"}, float or list of float, default "constant"
-        Round weights α_t > 0 (theory §3.1): 1, t, a fixed number, or one value per round.
-    domain : str or None, default None
-        Decision set, e.g. ``"simplex"``, ``"ball:1"``, ``"spectraplex"``; ``None`` plays the
-        environment's declared domain.
+    {params: z_init, weights, domain}
     """
 
     prescient = True
@@ -129,19 +112,13 @@ class BestResponsePlus(_Leader):
 
 
 @register_learner("optimistic-ftl")
+@shared_params(OCO_PARAMS)
 class OptimisticFTL(_Leader):
     """Optimistic FTL: the past losses plus the hint α_t ℓ_{t−1} (Nesterov's y-player, theory §3.5).
 
     Parameters
     ----------
-    z_init : array-like or None, default None
-        First play z_1 (a point of the domain, one per replicate or broadcast); ``None`` starts at the
-        domain's centre.
-    weights : {"constant", "linear"}, float or list of float, default "constant"
-        Round weights α_t > 0 (theory §3.1): 1, t, a fixed number, or one value per round.
-    domain : str or None, default None
-        Decision set, e.g. ``"simplex"``, ``"ball:1"``, ``"spectraplex"``; ``None`` plays the
-        environment's declared domain.
+    {params: z_init, weights, domain}
     """
 
     def act(self, state, rng) -> Play:

@@ -23,10 +23,29 @@ import numpy as np
 
 from onlinelab.core import validation as v
 from onlinelab.core.base import Learner
+from onlinelab.core.docs import Param
 from onlinelab.errors import ConfigError, DomainError
 from onlinelab.geometry.specs import make_domain
 from onlinelab.losses.matrix import MatrixLoss
 from onlinelab.losses.vector import LinearTerms
+
+# The parameters the OCO learners share, documented once (onlinelab.core.docs: ``{params: weights, domain}``).
+OCO_PARAMS = {
+    "weights": Param('{"constant", "linear"}, float or list of float',
+                     "Round weights α_t > 0 (theory §3.1): 1, t, a fixed number, or one value per round."),
+    "domain": Param("str or None", 'Decision set, e.g. ``"simplex"``, ``"ball:1"``, ``"spectraplex"``; ``None`` plays '
+                                   "the environment's declared domain."),
+    "z_init": Param("array-like or None", "First play z_1 (a point of the domain, one per replicate or broadcast); "
+                                          "``None`` starts at the domain's centre."),
+    "regularizer": Param('{"euclidean", "entropy", "log-barrier"} or alias',
+                         'Mirror map φ (aliases ``"frobenius"``, ``"von-neumann"``, ``"log-det"`` name the spectral '
+                         "versions); its range over the domain enters the bound (theory §3.2)."),
+    "eta": Param("float or None", "Learning rate η > 0; ``None`` tunes it for the run, √(2β·range/(T·loss_bound²)) "
+                                  "(or 1/√T when the regulariser's range is infinite)."),
+    "gamma": Param("float or None", "Step size γ > 0; ``None`` tunes it for the run like FTRL's η."),
+    "z0": Param("array-like or None", "Starting point z_0; ``None`` starts at the domain's centre (argmin φ), which "
+                                      "the bound assumes."),
+}
 
 
 class OCOState(NamedTuple):
