@@ -11,7 +11,14 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import BaseEstimator
 
+from onlinelab.core.docs import Param
 from onlinelab.manifold.checks import check_count, check_points
+
+# The estimators' shared parameters, documented once (onlinelab.core.docs: ``{params: solver, random_state}``).
+MANIFOLD_PARAMS = {
+    "solver": Param('{"auto", "dense", "arpack", "lobpcg"}', "Passed to :func:`~onlinelab.manifold.trace_optimize`."),
+    "random_state": Param("int", "Seed of the iterative solver."),
+}
 
 
 class ManifoldEstimator(BaseEstimator):

@@ -24,13 +24,15 @@ import warnings
 import numpy as np
 
 from onlinelab.core import validation as v
-from onlinelab.manifold.base import LinearEmbedding
+from onlinelab.core.docs import shared_params
+from onlinelab.manifold.base import MANIFOLD_PARAMS, LinearEmbedding
 from onlinelab.manifold.core import trace_optimize
 from onlinelab.manifold.graphs import laplacian_problem, require_connected
 from onlinelab.manifold.laplacian import WEIGHTS, affinity_matrix
 from onlinelab.manifold.lle import lle_matrix, lle_weights
 
 
+@shared_params(MANIFOLD_PARAMS)
 class PCA(LinearEmbedding):
     """Principal component analysis through the trace solver: V = top-k eigenvectors of the scatter X̄ᵀX̄.
 
@@ -41,8 +43,7 @@ class PCA(LinearEmbedding):
     ----------
     n_components : int, default 2
         k (at most d).
-    solver : {"auto", "dense", "arpack", "lobpcg"}, default "auto"
-        Passed to :func:`~onlinelab.manifold.trace_optimize`.
+    {params: solver}
     """
 
     def __init__(self, n_components=2, solver="auto"):
@@ -93,6 +94,7 @@ class _Projection(LinearEmbedding):
         return Xc @ self.components_, sol.eigenvalues
 
 
+@shared_params(MANIFOLD_PARAMS)
 class LPP(_Projection):
     """Locality preserving projections (He–Niyogi): Laplacian eigenmaps restricted to Y = Vᵀ(x − mean).
 
@@ -113,8 +115,7 @@ class LPP(_Projection):
         Kernel denominator (see LaplacianEigenmaps).
     radius : float, default 10.0
         VRLE's R.
-    solver : {"auto", "dense", "arpack", "lobpcg"}, default "auto"
-        Passed to :func:`~onlinelab.manifold.trace_optimize`.
+    {params: solver}
     """
 
     def __init__(self, n_components=2, n_neighbors=10, weights="heat", mode="union", bandwidth=None, radius=10.0,
@@ -133,6 +134,7 @@ class LPP(_Projection):
         return self._solve(X, mean, lambda Z: Z.T @ (L @ Z), lambda Z: Z.T @ (D @ Z), "LPP")
 
 
+@shared_params(MANIFOLD_PARAMS)
 class ONPP(_Projection):
     """Orthogonal neighbourhood preserving projections (Kokiopoulou–Saad): LLE's M with VᵀV = I.
 
@@ -147,8 +149,7 @@ class ONPP(_Projection):
         K of the LLE weights.
     reg : float, default 1e-3
         Regulariser of the local Gram matrices.
-    solver : {"auto", "dense", "arpack", "lobpcg"}, default "auto"
-        Passed to :func:`~onlinelab.manifold.trace_optimize`.
+    {params: solver}
     """
 
     def __init__(self, n_components=2, n_neighbors=10, reg=1e-3, solver="auto"):

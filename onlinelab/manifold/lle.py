@@ -18,8 +18,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from onlinelab.core import validation as v
+from onlinelab.core.docs import shared_params
 from onlinelab.errors import DataError
-from onlinelab.manifold.base import ManifoldEstimator
+from onlinelab.manifold.base import MANIFOLD_PARAMS, ManifoldEstimator
 from onlinelab.manifold.checks import check_count, check_points
 from onlinelab.manifold.core import trace_optimize
 from onlinelab.manifold.graphs import directed_knn
@@ -67,6 +68,7 @@ def lle_matrix(W: sp.csr_matrix) -> sp.csr_matrix:
     return (E.T @ E).tocsr()
 
 
+@shared_params(MANIFOLD_PARAMS)
 class LocallyLinearEmbedding(ManifoldEstimator):
     """Standard LLE (Roweis–Saul), solved by the trace solver with ``skip=1`` (theory §7).
 
@@ -81,10 +83,7 @@ class LocallyLinearEmbedding(ManifoldEstimator):
         K.
     reg : float, default 1e-3
         Regulariser ρ of the local Gram matrices.
-    solver : {"auto", "dense", "arpack", "lobpcg"}, default "auto"
-        Passed to :func:`~onlinelab.manifold.trace_optimize`.
-    random_state : int, default 0
-        Seed of the iterative solver.
+    {params: solver, random_state}
     """
 
     def __init__(self, n_components=2, n_neighbors=10, reg=1e-3, solver="auto", random_state=0):

@@ -22,8 +22,9 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import shortest_path
 
 from onlinelab.core import validation as v
+from onlinelab.core.docs import shared_params
 from onlinelab.errors import DataError
-from onlinelab.manifold.base import ManifoldEstimator
+from onlinelab.manifold.base import MANIFOLD_PARAMS, ManifoldEstimator
 from onlinelab.manifold.checks import check_count
 from onlinelab.manifold.core import trace_optimize
 from onlinelab.manifold.graphs import MODES, binary_weights, directed_knn, epsilon_graph, knn_graph, require_connected
@@ -62,6 +63,7 @@ def double_centre(S: np.ndarray, overwrite: bool = False) -> np.ndarray:
     return K
 
 
+@shared_params(MANIFOLD_PARAMS)
 def mds_from_kernel(K: np.ndarray, k: int, solver: str = "auto", random_state=0):
     """Top-k eigenpairs of K scaled to coordinates Y = Z_k Λ_k^{1/2} (points as rows), and the eigenvalues.
 
@@ -71,16 +73,14 @@ def mds_from_kernel(K: np.ndarray, k: int, solver: str = "auto", random_state=0)
         Symmetric ``(m, m)`` Gram matrix.
     k : int
         Embedding dimension.
-    solver : str, default "auto"
-        Passed to :func:`~onlinelab.manifold.trace_optimize`.
-    random_state : int, default 0
-        Seed of the iterative solver.
+    {params: solver, random_state}
     """
     sol = trace_optimize(K, k=k, largest=True, solver=solver, random_state=random_state)
     lam = sol.eigenvalues
     return sol.vectors * np.sqrt(np.maximum(lam, 0.0)), lam
 
 
+@shared_params(MANIFOLD_PARAMS)
 class ClassicalMDS(ManifoldEstimator):
     """Classical (Torgerson) MDS: the embedding whose Gram matrix is closest to −½HΔ²H in Frobenius norm.
 
@@ -93,10 +93,7 @@ class ClassicalMDS(ManifoldEstimator):
         k.
     dissimilarity : {"euclidean", "precomputed"}, default "euclidean"
         ``"precomputed"`` takes ``X`` as a symmetric ``(m, m)`` matrix of distances Δ (not squared).
-    solver : {"auto", "dense", "arpack", "lobpcg"}, default "auto"
-        Passed to :func:`~onlinelab.manifold.trace_optimize`.
-    random_state : int, default 0
-        Seed of the iterative solver.
+    {params: solver, random_state}
     """
 
     def __init__(self, n_components=2, dissimilarity="euclidean", solver="auto", random_state=0):
@@ -132,6 +129,7 @@ class ClassicalMDS(ManifoldEstimator):
         return self._smallest
 
 
+@shared_params(MANIFOLD_PARAMS)
 class Isomap(ClassicalMDS):
     """Isomap: classical MDS on squared geodesic distances of the neighbourhood graph (theory §7).
 
@@ -148,10 +146,7 @@ class Isomap(ClassicalMDS):
         t-NN symmetrisation.
     epsilon : float, optional
         ε-ball graph instead of t-NN.
-    solver : {"auto", "dense", "arpack", "lobpcg"}, default "auto"
-        Passed to :func:`~onlinelab.manifold.trace_optimize`.
-    random_state : int, default 0
-        Seed of the iterative solver.
+    {params: solver, random_state}
     """
 
     def __init__(self, n_components=2, n_neighbors=10, mode="union", epsilon=None, solver="auto", random_state=0):
