@@ -74,10 +74,11 @@ def main():
     pairs = UnitPairs.from_points(pts)
     for solver, label in (("auto", ""), ("lobpcg", " (lobpcg)")):
         base = "dense" if solver == "auto" else solver
-        runs = {"fit": lambda: _timed(lambda: NearIsometricEmbedding(k, T=T, solver=solver).fit(pts)),
-                "floor": lambda: floor_time(X, lams, k, base)}
+        # the loop's values are bound as defaults, so each timing uses this iteration's solver and base
+        runs = {"fit": lambda s=solver: _timed(lambda: NearIsometricEmbedding(k, T=T, solver=s).fit(pts)),
+                "floor": lambda b=base: floor_time(X, lams, k, b)}
         if solver == "auto":
-            runs["step"] = lambda: floor_time(X, lams, k, base, pairs, eta)
+            runs["step"] = lambda b=base: floor_time(X, lams, k, b, pairs, eta)
         times = {name: [] for name in runs}
         for _ in range(args.repeats):                   # in turns: a change of load hits every timing alike
             for name, run in runs.items():

@@ -78,7 +78,8 @@ def main(argv=None):
                                                        random_state=0)),
         }
         for name, (ours, theirs) in best_times(pairs, X, args.repeats).items():
-            print(f"ratio to scikit-learn {name}: {ours / theirs:.2f}   (ours {ours:.3f} s, scikit-learn {theirs:.3f} s)")
+            print(f"ratio to scikit-learn {name}: {ours / theirs:.2f}   "
+                  f"(ours {ours:.3f} s, scikit-learn {theirs:.3f} s)")
     ctx = mp.get_context("spawn")
     queue = ctx.Queue()
     proc = ctx.Process(target=large_le, args=(args.large, queue))

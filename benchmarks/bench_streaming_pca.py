@@ -107,7 +107,8 @@ def main(argv=None) -> None:
           f"{t_gram:.3f} s")
     print(f"streaming overhead ratio: {t_exact / (learner + t_gram):.2f}")
     print(f"simulate(comparator='none'): {t_none:.3f} s = {N / t_none:,.0f} samples/s, final ‖sinΘ‖_F = {e_oja:.4f}")
-    print(f"IncrementalPCA(batch_size={B}): {t_ipca:.3f} s = {N / t_ipca:,.0f} samples/s, final ‖sinΘ‖_F = {e_ipca:.4f}")
+    print(f"IncrementalPCA(batch_size={B}): {t_ipca:.3f} s = {N / t_ipca:,.0f} samples/s, "
+          f"final ‖sinΘ‖_F = {e_ipca:.4f}")
     print(f"Oja's final ‖sinΘ‖_F over IncrementalPCA's: {e_oja / e_ipca:.2f} (target ≤ 1.3)")
     print(f"speedup over IncrementalPCA: {t_ipca / t_none:.1f}")
 

@@ -66,8 +66,9 @@ def main() -> None:
     offs, ons = [], []
     with tempfile.TemporaryDirectory() as tmp:
         for i in range(args.repeats):
-            offs.append(timed(lambda: run_experiment(long, out=f"{tmp}/off{i}", checkpoint_seconds=None))[0])
-            ons.append(timed(lambda: run_experiment(long, out=f"{tmp}/on{i}", checkpoint_seconds=DEFAULT_SECONDS))[0])
+            off, on = f"{tmp}/off{i}", f"{tmp}/on{i}"
+            offs.append(timed(lambda o=off: run_experiment(long, out=o, checkpoint_seconds=None))[0])
+            ons.append(timed(lambda o=on: run_experiment(long, out=o, checkpoint_seconds=DEFAULT_SECONDS))[0])
     t_off, t_on = min(offs), min(ons)
     print(f"cells: 8 of {BASE['run']['rounds']} rounds ({t_serial / 8:.1f} s each serially); serial {t_serial:.1f} s, "
           f"processes {t_procs:.1f} s, dask {t_dask:.1f} s")

@@ -21,7 +21,8 @@ if __name__ == "__main__":
         import matplotlib.pyplot as plt
         f = a.frames // 3
         fig, axes = plt.subplots(1, 3, figsize=(9, 2.6))
-        for ax, (M, title) in zip(axes, ((out["X"], "frame"), (out["L"], "background L"), (np.abs(out["S"]), "|S|"))):
+        panels = ((out["X"], "frame"), (out["L"], "background L"), (np.abs(out["S"]), "|S|"))
+        for ax, (M, title) in zip(axes, panels, strict=True):
             ax.imshow(M[:, f].reshape(48, 64), cmap="gray")
             ax.set_title(title)
             ax.axis("off")
