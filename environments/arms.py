@@ -102,7 +102,8 @@ class BernoulliArms(_Arms):
         return LinearLoss((self.uniforms() >= self._mu).astype(float), self._simplex)
 
     def emit_block(self, t, n):
-        """n rounds at once (onlinelab.core.blocks): the same uniforms, in the same order, as n calls of :meth:`emit`."""
+        """n rounds at once (onlinelab.core.blocks): the same uniforms, in the same order, as n calls of
+        :meth:`emit`."""
         return LossBlock.of_rows(LinearLoss, (self.uniform_rows(n) >= self._mu).astype(float), domain=self._simplex)
 
 
@@ -134,7 +135,8 @@ class AdversarialArms(_Arms):
         return LinearLoss((self.uniforms() < self._means(t)).astype(float), self._simplex)
 
     def emit_block(self, t, n):
-        """n rounds at once (onlinelab.core.blocks): the same uniforms, in the same order, as n calls of :meth:`emit`."""
+        """n rounds at once (onlinelab.core.blocks): the same uniforms, in the same order, as n calls of
+        :meth:`emit`."""
         means = self._means(np.arange(t, t + n))[:, None, :]
         return LossBlock.of_rows(LinearLoss, (self.uniform_rows(n) < means).astype(float), domain=self._simplex)
 

@@ -1,4 +1,5 @@
-"""Online PCA in compression form: keep k directions, pay the energy of what is discarded (theory §2 "Rank k", docs/theory/02-online-pca.md).
+"""Online PCA in compression form: keep k directions, pay the energy of what is discarded
+(theory §2 "Rank k", docs/theory/02-online-pca.md).
 
 ``pca-compression``: L_t = x_t x_tᵀ with ‖x_t‖ = 1 (so 0 ⪯ L_t ⪯ I, ‖L_t‖₂ = 1), x_t ∝ Q z_t + noise·g_t
 for a fixed random d × k basis Q per replicate (drawn in ``reset``) and z_t, g_t standard normal.  The

@@ -45,7 +45,7 @@ class RandomQuadratics(Environment):
         self.ball = Ball(self.d, 1.0)
 
     def emit(self, t, history):
-        R, d = self.replicates, self.d
+        d = self.d
         Q, _ = np.linalg.qr(self.rng.normal((d, d)))
         a = self.mu + (1 - self.mu) * self.rng.random(d)
         A = np.einsum("rik,rk,rjk->rij", Q, a, Q)

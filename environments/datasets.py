@@ -8,8 +8,8 @@
 The samples are scikit-learn's bundled breast-cancer data (:func:`onlinelab.losses.datasets.load_data`);
 B_t is b indices drawn uniformly with replacement, independently per replicate (oblivious, i.i.d.).
 Domain ``box:-r:r``; ``loss_bound`` = |φ'|max + λ r√n bounds every gradient over the box (checked each
-round); ℓ_t is λ-strongly convex, which the losses report (FTL's bound, theory §3.2, docs/theory/03-oco-fenchel.md).  The comparator
-is the exact minimiser of the summed losses over the box (L-BFGS-B).
+round); ℓ_t is λ-strongly convex, which the losses report (FTL's bound, theory §3.2, docs/theory/03-oco-fenchel.md).
+The comparator is the exact minimiser of the summed losses over the box (L-BFGS-B).
 
 >>> LogisticData(batch=4).domain
 'box:-2:2'

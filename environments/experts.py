@@ -1,4 +1,5 @@
-"""Prediction with expert advice on the simplex: linear losses ⟨ℓ_t, p⟩ with ℓ_t ∈ [0, 1]ⁿ (theory §3.1, docs/theory/03-oco-fenchel.md).
+"""Prediction with expert advice on the simplex: linear losses ⟨ℓ_t, p⟩ with ℓ_t ∈ [0, 1]ⁿ
+(theory §3.1, docs/theory/03-oco-fenchel.md).
 
 * ``experts-stochastic`` — i.i.d. Bernoulli losses; expert 0 has mean ½ − gap, the others ½.
 * ``experts-adversarial`` — oblivious but hostile to leaders: uniform losses in which the

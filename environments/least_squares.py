@@ -1,4 +1,5 @@
-"""Streaming least squares with a fixed design: the convex test bed for the SGD bound of theory §4 (docs/theory/04-streaming.md).
+"""Streaming least squares with a fixed design: the convex test bed for the SGD bound of theory §4
+(docs/theory/04-streaming.md).
 
 Each round brings fresh noisy targets ``y_t = B w* + noise·ε_t`` for a fixed design ``B``
 (m × d); the round's loss is ``e_t(w) = ‖B w − y_t‖² / (2m)``.  Everything Theorem 3.3 needs

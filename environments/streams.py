@@ -1,4 +1,5 @@
-"""Sample streams for streaming PCA and autoencoders, each with a known target subspace (theory §4, docs/theory/04-streaming.md).
+"""Sample streams for streaming PCA and autoencoders, each with a known target subspace
+(theory §4, docs/theory/04-streaming.md).
 
 * ``spiked-stream`` — x ~ N(0, Σ), Σ = noise·I + U diag(spikes − noise) Uᵀ, U a fixed random
   d × k basis; b samples per round, drawn in O(dk) each (never through a d × d square root).
