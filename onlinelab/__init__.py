@@ -30,7 +30,8 @@ from onlinelab.simulation.simulator import simulate
 set_builtin_loader(_builtins.load)   # built-ins register on the first lookup, not at import
 
 __all__ = [
-    "Arrivals", "Context", "DenseLoss", "EigenPlay", "Environment", "FactoredLoss", "Feedback", "HistoryView", "Learner",
-    "MatrixLoss", "Play", "Result", "environment_names", "errors", "learner_names", "load_run", "make_environment",
-    "make_learner", "register_environment", "register_learner", "simulate", "sweep", "SweepResult", "__version__",
+    "Arrivals", "Context", "DenseLoss", "EigenPlay", "Environment", "FactoredLoss", "Feedback", "HistoryView",
+    "Learner", "MatrixLoss", "Play", "Result", "environment_names", "errors", "learner_names", "load_run",
+    "make_environment", "make_learner", "register_environment", "register_learner", "simulate", "sweep", "SweepResult",
+    "__version__",
 ]

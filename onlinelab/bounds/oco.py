@@ -1,11 +1,13 @@
-"""Regret bounds of the OCO learners as data (theory §3.2, docs/theory/03-oco-fenchel.md), evaluated on the run's loss statistics.
+"""Regret bounds of the OCO learners as data (theory §3.2, docs/theory/03-oco-fenchel.md),
+evaluated on the run's loss statistics.
 
 The FTRL / OMD bound is ``range/η + η/(2β)·Σ‖g_t‖*²`` where ``range`` = sup_u D_φ(u, z₁)
 (= R(u) − min R for FTRL started at argmin R), β the regulariser's strong convexity and
 ‖·‖* its dual norm, read from the loss statistic named by the mirror map (``spec_sq`` for
 entropy — ‖·‖∞, the spectral norm on matrices — and ``fro_sq`` for the Euclidean map).
 Prescient learners: FTL+ and BESTRESP+ have regret ≤ 0 (be-the-leader), FTRL+ ≤ range/η,
-OMD+ ≤ D_φ(u, z₀)/γ.  FTL on strongly convex losses: Σ‖g_t‖²/(2λ_{1:t}).  Capped MEG: theory §2 "Rank k".  Curves take the cumulative statistics at each checkpoint t.
+OMD+ ≤ D_φ(u, z₀)/γ.  FTL on strongly convex losses: Σ‖g_t‖²/(2λ_{1:t}).  Capped MEG: theory §2 "Rank k".
+Curves take the cumulative statistics at each checkpoint t.
 
 >>> import numpy as np
 >>> from onlinelab.bounds.base import LossStats

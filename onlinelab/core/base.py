@@ -167,7 +167,8 @@ def _checked_emit(emit):
             from onlinelab.core.base import label_of
             got = "None (a missing return?)" if loss is None else f"a {type(loss).__name__}"
             raise LossError(f"environment {label_of(self)!r}, round {t}: emit returned {got}; return a loss object "
-                            "such as onlinelab.FactoredLoss(samples) or onlinelab.DenseLoss(matrices) (shape (R, d, d))")
+                            "such as onlinelab.FactoredLoss(samples) or onlinelab.DenseLoss(matrices) "
+                            "(shape (R, d, d))")
         return loss
 
     checked._checked = True

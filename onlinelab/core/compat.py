@@ -75,7 +75,9 @@ def env_offers(env) -> frozenset:
 def _plays_words(plays: str) -> str:
     if plays in FAMILY_WORDS:
         return FAMILY_WORDS[plays]
-    return f"the {plays} ({_loss_kind(plays)} losses)" if plays != "euclidean" else "unconstrained vectors in ℝⁿ (vector losses)"
+    if plays == "euclidean":
+        return "unconstrained vectors in ℝⁿ (vector losses)"
+    return f"the {plays} ({_loss_kind(plays)} losses)"
 
 
 def _fits_domain(plays: str, domain: str) -> bool:
@@ -102,7 +104,8 @@ def mismatch(learner, env) -> str | None:
     sign = getattr(learner, "loss_sign", None)
     if sign is not None and getattr(env, "psd", None) is (not sign):  # undeclared (None) passes: checked per round
         climb = " (it maximises captured variance, so it would climb these losses)" if sign is False else ""
-        return f"needs {SIGN_WORDS[sign]} but environment {{env}} declares {SIGN_WORDS[getattr(env, 'psd', None)]}{climb}"
+        declared = SIGN_WORDS[getattr(env, "psd", None)]
+        return f"needs {SIGN_WORDS[sign]} but environment {{env}} declares {declared}{climb}"
     missing = sorted(set(getattr(learner, "loss_needs", ())) - env_offers(env))
     if missing:
         return (f"needs the {' and '.join(missing)} oracle of its losses but environment {{env}} emits losses "

@@ -65,7 +65,8 @@ class LossTracker:
                 sums[key] = np.array(val, dtype=float)
 
     def add_block(self, block) -> None:
-        """Add n rounds at once (:class:`~onlinelab.core.blocks.LossBlock`): one comparator update and one sum a block."""
+        """Add n rounds at once (:class:`~onlinelab.core.blocks.LossBlock`): one comparator update and one sum a
+        block."""
         self.rounds += block.n
         if self.mode == "none":
             return
@@ -97,7 +98,7 @@ class LossTracker:
             return None
         if self.mode == "truth":
             return self._truth.copy()
-        if self._comparator is None:   # no loss yet (a checkpoint before the first arrival, onlinelab.feedback.arrivals)
+        if self._comparator is None:   # no loss yet (a checkpoint before the first arrival, feedback.arrivals)
             return np.zeros(self.R)
         if self._cached_t != self.rounds:
             self._cached, self._cached_t = self._comparator.value(), self.rounds

@@ -36,7 +36,8 @@ def positive_float(field: str, value: Any) -> float:
     """A finite real number > 0."""
     value = real(field, value)
     if value <= 0:
-        raise ConfigError(f"{field} must be > 0, got {value!r}; pick a positive value or leave it unset for the tuned default")
+        raise ConfigError(f"{field} must be > 0, got {value!r}; pick a positive value or leave it unset for the "
+                          "tuned default")
     return value
 
 

@@ -1,4 +1,5 @@
-"""Metrics of a learned subspace against a reference one, and the t-similarity of an embedding (theory §4, docs/theory/04-streaming.md).
+"""Metrics of a learned subspace against a reference one, and the t-similarity of an embedding
+(theory §4, docs/theory/04-streaming.md).
 
 For orthonormal ``Q`` (R, d, k) and a reference orthonormal ``U`` (d, k'), the cosines of the
 principal angles are the singular values of ``Qᵀ U``:

@@ -1,4 +1,5 @@
-"""Online convex losses from a data set: round t's loss is the regularised risk of a random mini-batch (theory §3.1, docs/theory/03-oco-fenchel.md).
+"""Online convex losses from a data set: round t's loss is the regularised risk of a random mini-batch
+(theory §3.1, docs/theory/03-oco-fenchel.md).
 
 ℓ_t(x) = (1/b) Σ_{i∈B_t} φ(ã_i·x − o_i) + (λ/2)‖x‖² with B_t drawn per replicate
 (:mod:`onlinelab.losses.datasets` defines φ, ã, o).  A :class:`DataLoss` offers the vector-loss protocol

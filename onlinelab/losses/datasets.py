@@ -1,4 +1,5 @@
-"""Convex objectives on a real data set, with a first-order oracle and conjugates (theory §3.3–3.4, docs/theory/03-oco-fenchel.md).
+"""Convex objectives on a real data set, with a first-order oracle and conjugates
+(theory §3.3–3.4, docs/theory/03-oco-fenchel.md).
 
 The data ship with scikit-learn (``load_breast_cancer``: 569 tumours, 30 features; never
 downloaded).  :func:`load_data` standardises the features, appends an intercept and scales
@@ -134,7 +135,7 @@ class Risk:
         for r in range(c.shape[0]):
             args = (c[r:r + 1], rho[r:r + 1], s[r:r + 1])
 
-            def fg(x):
+            def fg(x, args=args):  # this row's data, bound now
                 return float(self.value(x[None], *args)[0]), self.grad(x[None], *args)[0]
             res = minimize(fg, domain.project(np.zeros((1, self.n)))[0], jac=True, method="L-BFGS-B", bounds=bounds,
                            options={"ftol": 0.0, "gtol": tol, "maxiter": 20000, "maxcor": 30})

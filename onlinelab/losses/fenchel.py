@@ -1,4 +1,5 @@
-"""Convex objectives for the Fenchel game: value, (sub)gradient, conjugate over K, exact minimum (theory §3.3, docs/theory/03-oco-fenchel.md).
+"""Convex objectives for the Fenchel game: value, (sub)gradient, conjugate over K, exact minimum
+(theory §3.3, docs/theory/03-oco-fenchel.md).
 
 A :class:`ConvexFunction` f on a vector domain K gives the game its payoff
 g(x, y) = ⟨x, y⟩ − f*(y) with f*(y) = sup_{x∈K} ⟨x, y⟩ − f(x) (the conjugate *restricted to K*,

@@ -3,7 +3,8 @@
 A :class:`MatrixLoss` holds one d × d symmetric loss per replicate.  :class:`FactoredLoss`
 keeps ``L_r = Σ_j c_j x_{rj} x_{rj}ᵀ`` as its factors (streaming PCA's ``L = −x xᵀ`` is one
 vector per replicate), so an O(dk) learner never builds a d × d matrix; ``.dense()`` builds
-it on demand.  The comparator of theory §1.1/§2 (docs/theory/01-bandit-pca.md, 02-online-pca.md) is ``λ_min(Σ_t L_t)`` (best fixed unit vector).
+it on demand.  The comparator of theory §1.1/§2 (docs/theory/01-bandit-pca.md, 02-online-pca.md) is
+``λ_min(Σ_t L_t)`` (best fixed unit vector).
 
 >>> import numpy as np
 >>> L = FactoredLoss(np.array([[1.0, 0.0]]), coef=-1.0)   # L = -e1 e1ᵀ, one replicate
@@ -162,9 +163,10 @@ class MatrixLoss:
                 norm = self.spectral_norm()
                 worst = int(np.argmax(norm))
                 if norm[worst] > bound * (1 + 1e-9):
+                    fit = float(np.ceil(norm[worst] * 100 - 1e-6) / 100)
                     raise LossError(
                         f"{where}: ‖L‖₂ = {norm[worst]:.6g} in replicate {worst} exceeds the declared bound "
-                        f"{bound:g}; scale the loss down or declare loss_bound = {float(np.ceil(norm[worst] * 100 - 1e-6) / 100):g}"
+                        f"{bound:g}; scale the loss down or declare loss_bound = {fit:g}"
                     )
         if psd is not None:
             scale = max(1.0, bound or 1.0)
@@ -172,8 +174,9 @@ class MatrixLoss:
             if np.any(ext < -1e-10 * scale):
                 worst = int(np.argmin(ext))
                 sign, fix = ("positive", "psd = None") if psd else ("negative", "psd = None")
+                wrong = float(ext[worst]) * (1 if psd else -1)
                 raise LossError(f"{where}: the environment declares {sign} semi-definite losses (psd = {psd}) but "
-                                f"replicate {worst} has an eigenvalue of the wrong sign ({float(ext[worst]) * (1 if psd else -1):.3g}); "
+                                f"replicate {worst} has an eigenvalue of the wrong sign ({wrong:.3g}); "
                                 f"fix the loss or declare {fix}")
 
     def _check_finite_symmetric(self, where: str) -> bool:

@@ -23,7 +23,8 @@ from onlinelab.losses.streaming import TopKComparator
 
 
 class ProjectionLoss(FactoredLoss):
-    """``L = Σ_j coef_j x_j x_jᵀ`` played by rank-``rank`` projectors; comparator Σ of the ``rank`` smallest eigenvalues.
+    """``L = Σ_j coef_j x_j x_jᵀ`` played by rank-``rank`` projectors; comparator Σ of the ``rank`` smallest
+    eigenvalues.
 
     Parameters
     ----------

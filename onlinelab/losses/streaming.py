@@ -1,4 +1,5 @@
-"""Sample losses for streaming PCA and their comparator, the best rank-k projection in hindsight (theory §4, docs/theory/04-streaming.md).
+"""Sample losses for streaming PCA and their comparator, the best rank-k projection in hindsight
+(theory §4, docs/theory/04-streaming.md).
 
 A round brings a block of b samples ``X = [x_1 … x_b]`` (b = 1 for a single sample).  It
 travels as :class:`SampleLoss`, a :class:`~onlinelab.FactoredLoss` with ``coef = −1/b``:

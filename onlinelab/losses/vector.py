@@ -73,8 +73,9 @@ class VectorLoss:
     def _check_bound(self, where, bound, norms):
         if bound is not None and np.any(norms > bound * (1 + 1e-9)):
             worst = int(np.argmax(norms))
+            fit = np.ceil(norms[worst] * 100) / 100
             raise LossError(f"{where}: gradient norm {norms[worst]:.6g} in replicate {worst} exceeds the declared "
-                            f"bound {bound:g}; scale the loss down or declare loss_bound = {np.ceil(norms[worst] * 100) / 100:g}")
+                            f"bound {bound:g}; scale the loss down or declare loss_bound = {fit:g}")
 
     def action_value(self, action):
         return self.mixed_value(action)

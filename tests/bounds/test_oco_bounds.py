@@ -37,7 +37,8 @@ def test_entropy_range_on_simplex_and_spectraplex(d):
 @pytest.mark.parametrize("d,m", [(4, 1), (6, 2), (8, 6), (5, 4)])
 def test_entropy_range_on_fantope_and_capped_density(d, m):
     """Fantope:m (gain form, eigenvalues in [0, 1] summing to m): Σ p log p is m log(m/d) at the centre p = m/d and
-    0 at a projector, so the range is m log(d/m) and β = 1/m (Pinsker scaled to total m) — the D of capped MEG (theory §2 "Rank k").
+    0 at a projector, so the range is m log(d/m) and β = 1/m (Pinsker scaled to total m) — the D of capped MEG
+    (theory §2 "Rank k").
     Capped density:m (eigenvalues ≤ 1/m summing to 1): −log m at a scaled projector, −log d at I/d: log(d/m), β = 1."""
     fant, dens = make_domain(f"fantope:{m}", d), make_domain(f"capped-density:{m}", d)
     assert mirror_range(ENT, fant) == pytest.approx(m * np.log(d / m), rel=1e-13, abs=1e-15)

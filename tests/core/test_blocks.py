@@ -184,7 +184,7 @@ def test_bandits_play_the_blocks_of_a_run_whole_and_a_subclass_that_changes_act_
 
     for learner, whole in ((Exp3(), True), (Greedy(), False)):
         played, inner = [], learner.play_block
-        learner.play_block = lambda *args, inner=inner: played.append(inner(*args)) or played[-1]
+        learner.play_block = lambda *args, inner=inner, played=played: played.append(inner(*args)) or played[-1]
         ol.simulate("bernoulli-arms", [learner], T=300, replicates=2, seed=0, checkpoints=[300])
         assert len(played) >= 300 // 64 and all((out is not None) == whole for out in played)
 
@@ -201,7 +201,7 @@ def test_a_block_saved_with_its_rounds_whole_loads_and_a_lazy_one_round_trips(tm
         save_state(tmp_path / f"b{i}.npz", {"block": block})
         back = load_state(tmp_path / f"b{i}.npz")["block"]
         assert back.n == 3
-        for a, b in zip(back.rounds, lazy.rounds):
+        for a, b in zip(back.rounds, lazy.rounds, strict=True):
             np.testing.assert_array_equal(a.factors, b.factors)
 
 

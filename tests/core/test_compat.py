@@ -52,12 +52,14 @@ def test_oja_would_climb_positive_losses():
     assert str(err.value) == (
         "learner 'oja' needs negative semi-definite losses (psd = False) but environment 'switching' declares "
         "positive semi-definite losses (psd = True) (it maximises captured variance, so it would climb these "
-        "losses); learners that fit: bestresp+, ftl, ftl+, ftrl, ftrl+, meg, omd, omd+, optimistic-ftl, optimistic-ftrl")
+        "losses); learners that fit: bestresp+, ftl, ftl+, ftrl, ftrl+, meg, omd, omd+, optimistic-ftl, "
+        "optimistic-ftrl")
 
 
 def test_meg_on_the_fantope():
     with pytest.raises(DomainError, match=r"^learner 'meg' plays the spectraplex \(matrix losses\) but environment "
-                       r"'pca-compression' emits matrix losses on 'fantope:6'; learners that fit: bestresp\+, capped-meg, "):
+                       r"'pca-compression' emits matrix losses on 'fantope:6'; learners that fit: "
+                       r"bestresp\+, capped-meg, "):
         ol.simulate(_never_emitting("pca-compression"), [ol.make_learner("meg")], T=5)
 
 

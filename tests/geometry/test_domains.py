@@ -139,7 +139,7 @@ def test_systematic_sampling_inclusion_probabilities_exact():
     cum = np.cumsum(p[0])
     breaks = np.unique(np.concatenate([[0.0, 1.0], np.mod(cum, 1.0)]))
     incl = np.zeros(6)
-    for lo, hi in zip(breaks[:-1], breaks[1:]):
+    for lo, hi in zip(breaks[:-1], breaks[1:], strict=True):
         idx = systematic_sample(p, np.array([0.5 * (lo + hi)]))[0]
         assert len(set(idx)) == 3
         incl[idx] += hi - lo

@@ -83,7 +83,7 @@ def test_short_rows_use_the_sort_rule_and_match_the_reference():
     y = rng.standard_normal((200, 12))
     y[::4, :6] = y[::4, 6:]                                           # ties
     p = Simplex(12).project(y)
-    for row, got in zip(y, p):
+    for row, got in zip(y, p, strict=True):
         assert np.abs(got - _reference(row)).max() <= 1e-15
         _assert_kkt(row, got, 1e-12)
 

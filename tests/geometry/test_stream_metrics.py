@@ -173,8 +173,8 @@ def test_sample_loss_statistics_match_dense(b):
 
 
 def test_digits_subsample_is_the_data_set_and_the_run_seed_is_the_order():
-    # (The generic conformance suite, tests/experiment/test_conformance.py, checks every registered environment as built by
-    # default; this covers the subsampled digits stream.)
+    # (The generic conformance suite, tests/experiment/test_conformance.py, checks every registered environment as
+    # built by default; this covers the subsampled digits stream.)
     from onlinelab.environments.streams import DigitsStream
     from onlinelab.experiment.checks import check_environment
     env = DigitsStream(k=3, n_samples=200, block=50)

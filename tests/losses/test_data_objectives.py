@@ -100,7 +100,7 @@ def test_scalar_conjugate_fenchel_young(loss):
     assert np.abs(m.conjugate(m.dphi(z)) - (z * m.dphi(z) - m.phi(z))).max() < 1e-12
     lo, hi = (-1.0, 0.0) if loss == "logistic" else (-0.7, 0.7)
     for u in np.linspace(lo, hi, 9)[1:-1]:
-        best = -minimize_scalar(lambda s: m.phi(s) - u * s, bounds=(-40, 40), method="bounded",
+        best = -minimize_scalar(lambda s, u=u: m.phi(s) - u * s, bounds=(-40, 40), method="bounded",
                                 options={"xatol": 1e-12}).fun
         assert m.conjugate(u) == pytest.approx(best, abs=1e-9)
     assert np.isinf(m.conjugate(hi + 0.1))
@@ -133,7 +133,8 @@ def test_exact_minimum_matches_dual_certificate(loss):
     c, rho = f._c, f._rho
     ustar = f.risk.margin.dphi(xstar[None] @ f.risk.At.T - f.risk.o)
     assert f.risk.dual_value(ustar, c, rho)[0] == pytest.approx(fstar, abs=1e-10)
-    u = np.clip(ustar + 0.05 * np.random.default_rng(14).normal(size=ustar.shape), *((-1, 0) if loss == "logistic" else (-1, 1)))
+    lo, hi = (-1, 0) if loss == "logistic" else (-1, 1)
+    u = np.clip(ustar + 0.05 * np.random.default_rng(14).normal(size=ustar.shape), lo, hi)
     assert f.risk.dual_value(u, c, rho)[0] <= fstar + 1e-12
 
 
@@ -203,8 +204,9 @@ def test_game_gd_on_data_chain_and_rate_bound(loss, T):
 
 
 def test_bad_input_is_a_clear_error():
-    with pytest.raises(DomainError, match=r"^learner 'ftrl\+' needs the linear oracle of its losses but environment 'logistic-data' "
-                                          r"emits losses without it \(loss_offers = \['leader'\]\); learners that fit: "):
+    with pytest.raises(DomainError, match=r"^learner 'ftrl\+' needs the linear oracle of its losses but environment "
+                                          r"'logistic-data' emits losses without it \(loss_offers = \['leader'\]\); "
+                                          r"learners that fit: "):
         ol.simulate(ol.make_environment("logistic-data"), [ol.make_learner("ftrl+")], T=2)
     with pytest.raises(DomainError, match="offers no gradient oracle"):
         f = DataObjective("logistic")

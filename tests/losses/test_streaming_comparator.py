@@ -103,7 +103,7 @@ def test_warm_started_top_k_matches_eigvalsh(k, monkeypatch):
     rng = np.random.default_rng(k)
     basis = None
     G = np.zeros((2, 200, 200))
-    for step in range(4):  # a growing Gram matrix, as between checkpoints
+    for _ in range(4):  # a growing Gram matrix, as between checkpoints
         X = rng.standard_normal((2, 200, 150)) * np.r_[6.0, 5.0, 4.0, 3.5, np.ones(196)][None, :, None]
         G += X @ np.swapaxes(X, 1, 2)
         value, basis = top_k_sum(G, k, basis)
