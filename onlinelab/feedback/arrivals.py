@@ -163,9 +163,10 @@ class _Server:
         if self.whole and not callable(getattr(type(loss), "joined", None)):
             slot = self.slot
             raise ConfigError(
-                f"arrivals.take = {self.take!r} makes learner {slot.label!r} take the whole queue as one block, but environment "
-                f"{slot.env_label!r} emits {type(loss).__name__}, which cannot be joined into one block (it has no "
-                "joined(losses) method; onlinelab.FactoredLoss, DataLoss and the least-squares stream's loss have one); "
+                f"arrivals.take = {self.take!r} makes learner {slot.label!r} take the whole queue as one block, "
+                f"but environment {slot.env_label!r} emits {type(loss).__name__}, which cannot be joined into one "
+                "block (it has no joined(losses) method; onlinelab.FactoredLoss, DataLoss and the least-squares "
+                "stream's loss have one); "
                 "use take = 'one' (one arrival per update), or a stream such as 'spiked-stream', "
                 "'least-squares-stream' or 'logistic-data'")
 

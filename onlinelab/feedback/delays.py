@@ -6,8 +6,8 @@ simulated time t − 1): after a learner plays round t, its feedback is *posted*
 in the learner's inbox.  The round body yields one zero-length event after all learners
 have played; when it fires, each learner updates on its inbox (``Slot.deliver``) — several
 at once when they are due together, in arrival order (ties: the earlier round first) — so
-feedback due at the end of round t is used from round t + 1 on and is in the round-t checkpoint.  ``delay = 0`` therefore
-gives the ordinary protocol, bit for bit.  Feedback due after T is never delivered, but the
+feedback due at the end of round t is used from round t + 1 on and is in the round-t checkpoint.
+``delay = 0`` therefore gives the ordinary protocol, bit for bit.  Feedback due after T is never delivered, but the
 loss of its round still counts.
 
 One delay per round serves all R replicates (one event per round, not R): the delay

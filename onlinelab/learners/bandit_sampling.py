@@ -1,4 +1,5 @@
-"""Bandit-PCA sampling schemes and their unbiased loss estimators, in the learner's eigen-coordinates (theory §1.3, docs/theory/01-bandit-pca.md).
+"""Bandit-PCA sampling schemes and their unbiased loss estimators, in the learner's eigen-coordinates
+(theory §1.3, docs/theory/01-bandit-pca.md).
 
 Given the mixed strategy ``Ŵ = U diag(λ̂) Uᵀ`` a sampler draws a unit vector ``w`` with
 ``E[w wᵀ] = Ŵ`` and, from the observed scalar ``ℓ = wᵀ L w`` alone, builds ``L̃`` with
@@ -29,8 +30,8 @@ class EigEstimate:
     diag: np.ndarray                 # (R, d)
     coef: np.ndarray                 # (R,)  0 where there is no rank-one part
     vec: np.ndarray | None = None    # (R, d)
-    I: np.ndarray | None = None      # (R,) int
-    J: np.ndarray | None = None      # (R,) int
+    i: np.ndarray | None = None      # (R,) int, the pair's index I
+    j: np.ndarray | None = None      # (R,) int, the pair's index J
     off: np.ndarray | None = None    # (R,)  0 where there is no off-diagonal pair
 
     def dense(self) -> np.ndarray:
@@ -41,8 +42,8 @@ class EigEstimate:
             out += self.coef[:, None, None] * self.vec[:, :, None] * self.vec[:, None, :]
         if self.off is not None:
             r = np.arange(R)
-            out[r, self.I, self.J] += self.off
-            out[r, self.J, self.I] += self.off
+            out[r, self.i, self.j] += self.off
+            out[r, self.j, self.i] += self.off
         return out
 
 
@@ -58,19 +59,19 @@ class DenseSampler:
     def sample(self, lam_hat, U, rng):
         R, d = lam_hat.shape
         B = rng.random() < 0.5                      # draw every variable for every replicate:
-        I = rng.categorical(lam_hat)                # replicate r's stream never depends on branches
+        i = rng.categorical(lam_hat)                # replicate r's stream never depends on branches
         s = rng.signs(d)
-        w1 = _column(U, I)
+        w1 = _column(U, i)
         w0 = np.einsum("rij,rj->ri", U, s * np.sqrt(lam_hat))
         w = np.where(B[:, None], w1, w0)
-        return w, {"B": B, "I": I, "s": s, "lam_hat": lam_hat}
+        return w, {"B": B, "I": i, "s": s, "lam_hat": lam_hat}
 
     def estimate(self, info, ell) -> EigEstimate:
-        B, I, s, lam_hat = info["B"], info["I"], info["s"], info["lam_hat"]
+        B, i, s, lam_hat = info["B"], info["I"], info["s"], info["lam_hat"]
         R, d = lam_hat.shape
         r = np.arange(R)
         diag = np.where(B[:, None], 0.0, -ell[:, None] / lam_hat)
-        diag[r[B], I[B]] = 2 * ell[B] / lam_hat[r[B], I[B]]
+        diag[r[B], i[B]] = 2 * ell[B] / lam_hat[r[B], i[B]]
         coef = np.where(B, 0.0, ell)
         return EigEstimate(diag=diag, coef=coef, vec=s / np.sqrt(lam_hat))
 
@@ -81,24 +82,24 @@ class SparseSampler:
     name = "sparse"
 
     def sample(self, lam_hat, U, rng):
-        I = rng.categorical(lam_hat)
-        J = rng.categorical(lam_hat)
+        i = rng.categorical(lam_hat)
+        j = rng.categorical(lam_hat)
         sigma = rng.signs()
-        same = I == J
-        uI, uJ = _column(U, I), _column(U, J)
+        same = i == j
+        uI, uJ = _column(U, i), _column(U, j)
         w = np.where(same[:, None], uI, (uI + sigma[:, None] * uJ) / np.sqrt(2.0))
-        return w, {"I": I, "J": J, "sigma": sigma, "lam_hat": lam_hat}
+        return w, {"I": i, "J": j, "sigma": sigma, "lam_hat": lam_hat}
 
     def estimate(self, info, ell) -> EigEstimate:
-        I, J, sigma, lam_hat = info["I"], info["J"], info["sigma"], info["lam_hat"]
+        i, j, sigma, lam_hat = info["I"], info["J"], info["sigma"], info["lam_hat"]
         R, d = lam_hat.shape
         r = np.arange(R)
-        same = I == J
-        lI, lJ = lam_hat[r, I], lam_hat[r, J]
+        same = i == j
+        lI, lJ = lam_hat[r, i], lam_hat[r, j]
         diag = np.zeros((R, d))
-        diag[r[same], I[same]] = ell[same] / lI[same] ** 2
+        diag[r[same], i[same]] = ell[same] / lI[same] ** 2
         off = np.where(same, 0.0, sigma * ell / (2 * lI * lJ))
-        return EigEstimate(diag=diag, coef=np.zeros(R), I=I, J=J, off=off)
+        return EigEstimate(diag=diag, coef=np.zeros(R), i=i, j=j, off=off)
 
 
 SAMPLERS = {"dense": DenseSampler, "sparse": SparseSampler}

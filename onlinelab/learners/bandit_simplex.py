@@ -119,7 +119,8 @@ class BanditSimplex(Learner):
 
     def _plays_as_base(self) -> bool:
         """Whether this object plays and updates as the wrappers here do — the loop of :meth:`play_block` repeats
-        exactly that — around an inner FTRL or OMD, which draw nothing (so the block's uniforms can be taken at once)."""
+        exactly that — around an inner FTRL or OMD, which draw nothing (so the block's uniforms can be taken at
+        once)."""
         return (type(self).act is BanditSimplex.act and type(self).update is BanditSimplex.update
                 and type(self._base) in (FTRL, OMD))
 

@@ -1,4 +1,5 @@
-"""Rank-k online PCA by capped matrix exponentiated gradient (Warmuth–Kuzmin; theory §2 "Rank k", docs/theory/02-online-pca.md).
+"""Rank-k online PCA by capped matrix exponentiated gradient
+(Warmuth–Kuzmin; theory §2 "Rank k", docs/theory/02-online-pca.md).
 
 Compression form: the learner discards an m-dimensional subspace, m = d − k, and pays
 ⟨P, L_t⟩ for its rank-m projector P.  Its parameter is a capped density matrix
@@ -84,8 +85,9 @@ class CappedMEG(Learner):
             return env_m
         m = ctx.d - self.k
         if not 1 <= m < ctx.d or (env_m is not None and env_m != m):
+            fit = ctx.d - env_m if env_m else "between 1 and d − 1"
             raise DomainError(f"capped-meg: k = {self.k} gives m = d − k = {m}, but the environment plays "
-                              f"{ctx.domain!r} in d = {ctx.d}; use k = {ctx.d - env_m if env_m else 'between 1 and d − 1'}")
+                              f"{ctx.domain!r} in d = {ctx.d}; use k = {fit}")
         return m
 
     def _tuning(self, ctx):

@@ -116,7 +116,8 @@ class DelayCopies(Learner):
         if not isinstance(base, str):
             raise ConfigError(f"base must be a registered learner name such as 'omd', got {base!r}")
         if base_params is not None and not isinstance(base_params, dict):
-            raise ConfigError(f"base_params must be a table of the base learner's hyper-parameters, got {base_params!r}")
+            raise ConfigError("base_params must be a table of the base learner's hyper-parameters, "
+                              f"got {base_params!r}")
         self.base, self.base_params = base, base_params
         self.tau = v.integer("tau", tau, minimum=0)
         self._base = learner_class(base)(**(base_params or {}))

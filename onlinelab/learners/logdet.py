@@ -1,7 +1,7 @@
 """Online mirror descent with the log-det regulariser on the spectraplex: bandit PCA and full information.
 
-theory §1, docs/theory/01-bandit-pca.md (Kotłowski & Neu, COLT 2019).  The state is the eigenpair ``W = U diag(lam) Uᵀ``;
-``W⁻¹`` is never formed.  A round: mix ``λ̂ = (1−γ)λ + γ/d``; sample ``w`` and build the
+theory §1, docs/theory/01-bandit-pca.md (Kotłowski & Neu, COLT 2019).  The state is the eigenpair
+``W = U diag(lam) Uᵀ``; ``W⁻¹`` is never formed.  A round: mix ``λ̂ = (1−γ)λ + γ/d``; sample ``w`` and build the
 unbiased estimate ``L̃`` (dense or sparse scheme, :mod:`.bandit_sampling`) — or take
 ``L̃ = L`` with full information (``sampler=None``); update
 ``W⁺ = (W⁻¹ + η L̃ + β I)⁻¹`` by eigen-decomposing ``A' = diag(1/λ) + η Uᵀ L̃ U``
@@ -163,17 +163,18 @@ def _apply_estimate(a: np.ndarray, U: np.ndarray, eta: float, est: EigEstimate):
         U = U.copy()
     if rank1.size:
         x = est.vec[rank1]
-        M = a[rank1][:, :, None] * np.eye(a.shape[1]) + (eta * est.coef[rank1])[:, None, None] * x[:, :, None] * x[:, None, :]
+        M = (a[rank1][:, :, None] * np.eye(a.shape[1])
+             + (eta * est.coef[rank1])[:, None, None] * x[:, :, None] * x[:, None, :])
         a[rank1], V = eigh(M)
         U[rank1] = U[rank1] @ V
     if pair.size:  # Jacobi rotation of the (I, J) block [[p, c], [c, q]]
-        I, J = est.I[pair], est.J[pair]
-        p, q, c = a[pair, I], a[pair, J], eta * est.off[pair]
+        i, j = est.i[pair], est.j[pair]
+        p, q, c = a[pair, i], a[pair, j], eta * est.off[pair]
         theta = 0.5 * np.arctan2(2 * c, p - q)
         cs, sn = np.cos(theta), np.sin(theta)
-        a[pair, I] = p * cs * cs + 2 * c * sn * cs + q * sn * sn
-        a[pair, J] = p * sn * sn - 2 * c * sn * cs + q * cs * cs
-        uI, uJ = U[pair, :, I], U[pair, :, J]
-        U[pair, :, I] = cs[:, None] * uI + sn[:, None] * uJ
-        U[pair, :, J] = -sn[:, None] * uI + cs[:, None] * uJ
+        a[pair, i] = p * cs * cs + 2 * c * sn * cs + q * sn * sn
+        a[pair, j] = p * sn * sn - 2 * c * sn * cs + q * cs * cs
+        uI, uJ = U[pair, :, i], U[pair, :, j]
+        U[pair, :, i] = cs[:, None] * uI + sn[:, None] * uJ
+        U[pair, :, j] = -sn[:, None] * uI + cs[:, None] * uJ
     return a, U

@@ -1,4 +1,5 @@
-"""Matrix exponentiated gradient on the spectraplex, eigh-based with a max-shift (theory §2, docs/theory/02-online-pca.md).
+"""Matrix exponentiated gradient on the spectraplex, eigh-based with a max-shift
+(theory §2, docs/theory/02-online-pca.md).
 
 ``W_{t+1} = exp(H_t)/tr exp(H_t)`` with ``H_t = −η Σ_{s≤t} L_s`` (lazy and greedy forms
 coincide for constant η).  Each round takes one batched ``eigh(H) = V diag(h) Vᵀ`` and plays

@@ -1,4 +1,5 @@
-"""FTRL, FTRL+, OMD (linearised), OMD+ and optimistic FTRL over any domain and mirror map (theory §3.2, docs/theory/03-oco-fenchel.md).
+"""FTRL, FTRL+, OMD (linearised), OMD+ and optimistic FTRL over any domain and mirror map
+(theory §3.2, docs/theory/03-oco-fenchel.md).
 
 One code path for vectors and matrices: every step is :func:`~onlinelab.geometry.mirror.mirror_solve`
 (argmin −⟨θ, z⟩ + φ(z) over K) of a dual point, and spectral domains solve on eigenvalues; greedy
@@ -61,7 +62,8 @@ class _Mirror(OCOLearner):
         elif not np.isfinite(ctx.loss_bound):
             raise DomainError(f"{self.name or type(self).__name__} tunes {self.step_name} from the environment's "
                               f"loss_bound, which is {ctx.loss_bound!r} (no bound on the losses); pass "
-                              f"{self.step_name}=... explicitly, or use an environment that declares a finite loss_bound")
+                              f"{self.step_name}=... explicitly, or use an environment that declares a finite "
+                              "loss_bound")
         elif np.isfinite(rng_):
             step = float(np.sqrt(2 * beta * rng_ / (max(ctx.T, 1) * max(ctx.loss_bound, 1e-12) ** 2)))
         else:

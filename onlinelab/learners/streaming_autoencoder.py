@@ -1,4 +1,5 @@
-"""Streaming autoencoders trained by SGD, gradients written out in numpy, batched over replicates (theory §4, docs/theory/04-streaming.md).
+"""Streaming autoencoders trained by SGD, gradients written out in numpy, batched over replicates
+(theory §4, docs/theory/04-streaming.md).
 
 Model, for a block ``X`` (d × b) and its input ``X̃`` (``X`` itself, or ``X + σN`` with fresh
 Gaussian noise N every step for the denoising variant):

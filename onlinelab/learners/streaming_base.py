@@ -1,4 +1,5 @@
-"""Shared pieces of the streaming-PCA and autoencoder learners (theory §4, docs/theory/04-streaming.md): steps, QR, polar, plays, samples.
+"""Shared pieces of the streaming-PCA and autoencoder learners (theory §4, docs/theory/04-streaming.md):
+steps, QR, polar, plays, samples.
 
 One copy of each helper, used by every ``learners/streaming_*.py`` module:
 

@@ -1,4 +1,5 @@
-"""Gradient PCA with a polar retraction, on a stream of mini-batches or on a fixed data matrix (theory §4, docs/theory/04-streaming.md).
+"""Gradient PCA with a polar retraction, on a stream of mini-batches or on a fixed data matrix
+(theory §4, docs/theory/04-streaming.md).
 
 Objective (Theorem 1.7 of the source paper, checked in theory §4), for samples as the columns
 of ``X`` (d × n) and ``C = X Xᵀ``:

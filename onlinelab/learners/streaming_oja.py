@@ -1,4 +1,5 @@
-"""Oja's streaming PCA with three QR cadences, and Krasulina's update for one component (theory §4, docs/theory/04-streaming.md).
+"""Oja's streaming PCA with three QR cadences, and Krasulina's update for one component
+(theory §4, docs/theory/04-streaming.md).
 
 Oja: ``Q_t = qr(Q_{t−1} + η_t x_t (x_tᵀ Q_{t−1}))``, ``Q₀ = qr(Gaussian d × k)``, O(dk) per sample
 plus O(dk²) per QR.  The cadence ``qr`` says when the QR runs:

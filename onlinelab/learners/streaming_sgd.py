@@ -1,7 +1,7 @@
 """Plain SGD with a weighted averaged iterate — the machinery of the autoencoders, checked on a convex stream.
 
-theory §4, docs/theory/04-streaming.md (machine-learning notes, Theorem 3.3): for a convex, L-smooth ``E`` whose stochastic
-gradients have variance ≤ σ², SGD ``w^{k+1} = w^k − τ_k ∇e_{i_k}(w^k)`` with ``τ_k ≤ 1/L`` and
+theory §4, docs/theory/04-streaming.md (machine-learning notes, Theorem 3.3): for a convex, L-smooth ``E``
+whose stochastic gradients have variance ≤ σ², SGD ``w^{k+1} = w^k − τ_k ∇e_{i_k}(w^k)`` with ``τ_k ≤ 1/L`` and
 the average ``w̄^K = Σ τ_k w^{k+1} / Σ τ_k`` satisfies (proven constant, [derived])
 
     E E(w̄^K) − E* ≤ ‖w⁰ − ŵ‖² / (2 Σ τ_k) + σ² Σ τ_k² / Σ τ_k.

@@ -58,7 +58,7 @@ def align_results(results: list, align: str | None, names: list[str] | None = No
         return results
     if align == "label":
         out = []
-        for i, (r, (T, seed, _)) in enumerate(zip(results, keys)):
+        for i, (r, (T, seed, _)) in enumerate(zip(results, keys, strict=True)):
             tag = f"{names[i]}: " if names else ""
             out.append(relabel(r, f" [{tag}T={T}, seed={seed}]"))
         return out

@@ -145,12 +145,12 @@ def finish(fig, axes, xlabel: str, ylabel: str, titles, extra_handles=()):
     """
     handles: dict = {}
     xlabels = [xlabel] * len(axes) if isinstance(xlabel, str) else list(xlabel)
-    for ax, title, xl in zip(axes, titles, xlabels):
+    for ax, title, xl in zip(axes, titles, xlabels, strict=False):  # a caller's ax may hold spare panels
         ax.set_xlabel(xl)
         ax.set_ylabel(ylabel)
         ax.set_title(title, fontsize=9)
         ax.grid(True, which="both", alpha=0.2)
-        for h, label in zip(*ax.get_legend_handles_labels()):
+        for h, label in zip(*ax.get_legend_handles_labels(), strict=True):
             handles.setdefault(label, h)
     for h in extra_handles:
         if h is not None:

@@ -109,7 +109,8 @@ class GameResult(Result):
             row[m] = float(self.final(m).mean())
         ok = [b for b in self.meta.get("bounds", []) if b["holds"] and not b.get("reference")]
         best = min(ok, key=lambda b: b["final_bound"]) if ok else None
-        row.update(bound=None if best is None else best["final_bound"], bound_name=None if best is None else best["name"],
+        row.update(bound=None if best is None else best["final_bound"],
+                   bound_name=None if best is None else best["name"],
                    ratio=None if best is None else float(self.final(self.bound_metric(best["name"])).mean())
                    / best["final_bound"],
                    breaches=len(self.meta["game"]["breaches"]))
@@ -165,8 +166,8 @@ class GameResult(Result):
             c = self.curve(f"bound:{b['name']}")
             what = "reference (constant unconfirmed)" if b.get("reference") else "rate"
             tag = "" if b["holds"] else " (n/a)"
-            axis.plot(c["t"], c["mean"], color=colors[self.bound_metric(b["name"])], lw=1.2, markersize=4, markevery=0.1,
-                      fillstyle="none", alpha=1.0 if b["holds"] else 0.45,
+            axis.plot(c["t"], c["mean"], color=colors[self.bound_metric(b["name"])], lw=1.2, markersize=4,
+                      markevery=0.1, fillstyle="none", alpha=1.0 if b["holds"] else 0.45,
                       label=f"{what}: {b['name']}{tag}", **styles[b["name"]])
         axis.set_xscale("log")
         axis.set_yscale("log")

@@ -40,5 +40,6 @@ def result_class(meta: dict) -> type:
         return None
     if key not in _RESULT_CLASSES:
         raise StorageError(f"this run is of kind {key!r}, which no loaded code registers (known: "
-                           f"{', '.join(sorted(_RESULT_CLASSES))}); load the plugin that registers it (--plugins FILE.py)")
+                           f"{', '.join(sorted(_RESULT_CLASSES))}); load the plugin that registers it "
+                           "(--plugins FILE.py)")
     return _RESULT_CLASSES[key]

@@ -68,7 +68,7 @@ def plot_regret(result, ax=None, metric: str = "regret", environment=None, show_
     colors = {learner: f"C{i % 10}" for i, learner in enumerate(result.learners)}
     styles = F.bound_styles(bounds.bound)
     xlabels, titles = [], []
-    for axis, env in zip(axes, envs):
+    for axis, env in zip(axes, envs, strict=False):  # a given ax may hold more Axes than environments
         scale, xlabel = x_axis(result, env)
         curves = result.curve(metric, environment=env)
         for learner in dict.fromkeys(curves["learner"]):

@@ -248,7 +248,8 @@ class Result:
         """One row per (learner, environment, bound): applicability, failed assumptions, whether it bounds every
         replicate (``pointwise``) or the expectation, final value, worst ratio regret/bound, violation."""
         rows = [{"learner": b["learner"], "environment": b["environment"], "bound": b["name"], "ref": b["ref"],
-                 "holds": b["holds"], "failed_assumptions": "; ".join(k for k, ok in b["assumptions"].items() if not ok),
+                 "holds": b["holds"],
+                 "failed_assumptions": "; ".join(k for k, ok in b["assumptions"].items() if not ok),
                  "pointwise": b.get("pointwise", False), "final_bound": b["final_bound"],
                  "worst_ratio": b["worst_ratio"], "violated": b["violated"]}
                 for b in self.meta.get("bounds", [])]

@@ -155,7 +155,7 @@ def format_table(data, columns: list[Column], markdown: bool = False) -> str:
 
         def line(values):
             return "  ".join(val.rjust(w) if num else val.ljust(w)
-                             for val, w, num in zip(values, widths, numeric)).rstrip()
+                             for val, w, num in zip(values, widths, numeric, strict=True)).rstrip()
         lines = [line(headers)] + [line(row) for row in cells]
     if footnotes:
         lines += [""] + footnotes

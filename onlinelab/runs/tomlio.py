@@ -24,7 +24,8 @@ AUTO = "auto"
 
 
 def read_toml(path) -> dict:
-    """Parse the TOML file ``path``; a missing, non-UTF-8 or invalid file is a :class:`~onlinelab.errors.ConfigError`."""
+    """Parse the TOML file ``path``; a missing, non-UTF-8 or invalid file is a
+    :class:`~onlinelab.errors.ConfigError`."""
     path = pathlib.Path(path)
     if not path.is_file():
         raise ConfigError(f"config file {str(path)!r} does not exist; pass the path of a TOML file "

@@ -85,8 +85,8 @@ def _run_one(env, env_label, learners, T, R, seed, ckpts, progress, durable=None
         return e
 
     if comparator == "truth" and type(env).population_play is Environment.population_play:
-        raise ConfigError(f"comparator='truth' needs the population optimum of environment {env_label!r}, which it does "
-                          "not define (population_play); use comparator='exact' (best in hindsight) or 'none'")
+        raise ConfigError(f"comparator='truth' needs the population optimum of environment {env_label!r}, which it "
+                          "does not define (population_play); use comparator='exact' (best in hindsight) or 'none'")
 
     def tracker(e):
         return LossTracker(R, env.d, comparator, e if comparator == "truth" else None)
@@ -151,9 +151,9 @@ def _run_one(env, env_label, learners, T, R, seed, ckpts, progress, durable=None
                 progress.advance(t - start + 1)
             timing["body_s"] += time.perf_counter() - b0
             if durable is not None:  # a checkpoint of everything above when due; raises when asked to stop
-                durable.after_round(t, env_label, lambda: {"t": t, "slots": slots, "shared": shared,
-                                                           "shared_tracker": shared_tracker, "timing": timing,
-                                                           "pending": pending}, t - start + 1)
+                durable.after_round(t, env_label, lambda t=t: {"t": t, "slots": slots, "shared": shared,
+                                                               "shared_tracker": shared_tracker, "timing": timing,
+                                                               "pending": pending}, t - start + 1)
             for _ in range(t - start + 1):   # one simpy event per round, a block's rounds included
                 yield sim.timeout(1)
             t += 1
@@ -249,7 +249,7 @@ def simulate(environment, learners, *, T: int, replicates: int = 1, seed: int = 
     bar = Progress(total=T * len(envs)) if progress else None
     results = []
     with threadpool_limits(limits=blas_threads):
-        for env, env_label in zip(envs, labels):
+        for env, env_label in zip(envs, labels, strict=True):
             if durable is not None and durable.finished(env_label) is not None:
                 results.append(durable.finished(env_label))  # done before an interruption
                 continue

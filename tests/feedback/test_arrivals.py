@@ -207,10 +207,10 @@ def test_joined_loss_is_the_sample_weighted_mean(case):
     joined = type(losses[0]).joined(losses)
     b = np.array([loss.n_samples for loss in losses], dtype=float)
     assert type(joined) is type(losses[0]) and joined.n_samples == b.sum()
-    want = sum(bi / b.sum() * loss.mixed_value(x) for bi, loss in zip(b, losses))
+    want = sum(bi / b.sum() * loss.mixed_value(x) for bi, loss in zip(b, losses, strict=True))
     np.testing.assert_allclose(joined.mixed_value(x), want, rtol=1e-12, atol=1e-14)
     if hasattr(joined, "gradient"):
-        want = sum(bi / b.sum() * loss.gradient(x) for bi, loss in zip(b, losses))
+        want = sum(bi / b.sum() * loss.gradient(x) for bi, loss in zip(b, losses, strict=True))
         np.testing.assert_allclose(joined.gradient(x), want, rtol=1e-12, atol=1e-14)
     for attr in ("k", "rank"):
         assert getattr(joined, attr, None) == getattr(losses[0], attr, None)

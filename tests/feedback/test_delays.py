@@ -21,7 +21,8 @@ def _table(res):
     return df.sort_values(["learner", "environment", "metric", "t", "replicate"]).reset_index(drop=True)
 
 
-CASES = [  # every feedback kind: full (ftrl, omd, meg), bandit (bandit PCA, simplex bandits), first order (sgd), streams
+# every feedback kind: full (ftrl, omd, meg), bandit (bandit PCA, simplex bandits), first order (sgd), streams
+CASES = [
     ("experts-stochastic", {}, [("ftrl", {"regularizer": "entropy"}), ("omd", {})]),
     ("spiked-covariance", {"d": 4}, [("logdet-omd", {"sampler": "dense"}), ("logdet-omd", {"sampler": "sparse"}),
                                     ("meg", {})]),
@@ -56,10 +57,10 @@ def _plain_delayed_ogd(losses, delays, eta, radius=1.0):
     R, n = losses[0].shape
     x, cum, pending = np.zeros((R, n)), np.zeros(R), []
     out = []
-    for t, (loss, d) in enumerate(zip(losses, delays), start=1):
+    for t, (loss, d) in enumerate(zip(losses, delays, strict=True), start=1):
         cum = cum + loss.mixed_value(x)
         pending.append((t + d, t, loss.gradient(x)))
-        for due, s, g in sorted(p for p in pending if p[0] == t):   # arrival order: earlier round first
+        for _due, _s, g in sorted(p for p in pending if p[0] == t):   # arrival order: earlier round first
             y = x - eta * g
             x = y / np.maximum(1.0, np.linalg.norm(y, axis=1, keepdims=True) / radius)
         pending = [p for p in pending if p[0] != t]
@@ -100,7 +101,7 @@ def test_delayed_ogd_formula_holds_on_random_plain_loop_instances():
         for t in range(T):
             loss += g[t] @ x
             pending.append((t + d[t], t))
-            for due, s in sorted(p for p in pending if p[0] == t):
+            for _due, s in sorted(p for p in pending if p[0] == t):
                 y = x - eta * g[s]
                 x = y / max(1.0, np.linalg.norm(y) / radius)
             pending = [p for p in pending if p[0] != t]
@@ -115,8 +116,9 @@ def test_delayed_ogd_formula_holds_on_random_plain_loop_instances():
 @pytest.mark.parametrize("pattern", ["burst", "growing", "all-at-end", "random"])
 def test_delayed_ogd_bound_bookkeeping_through_simulate(pattern):
     """What a delayed run reports: D_T, the delayed-ogd curve's closed form, the undelayed bound switched off.  On
-    quadratic-ball the regret is 0.03–0.6% of the final bound (≤ 5% at any checkpoint), so ``regret ≤ bound`` here has no teeth; that check is made
-    where the bound is nearly tight, on sign-chaser (tests/feedback/test_delayed_ogd_tight.py)."""
+    quadratic-ball the regret is 0.03–0.6% of the final bound (≤ 5% at any checkpoint), so ``regret ≤ bound`` here
+    has no teeth; that check is made where the bound is nearly tight, on sign-chaser
+    (tests/feedback/test_delayed_ogd_tight.py)."""
     T = 120
     rng = np.random.default_rng(3)
     delays = {"burst": [(9 - (t % 10)) for t in range(T)], "growing": [t // 2 for t in range(T)],

@@ -47,7 +47,7 @@ def test_systematic_sampling_gives_expected_projector_m_W_exactly():
     mp, V = m * p, V[None]
     breaks = np.unique(np.concatenate([[0.0, 1.0], np.mod(np.cumsum(mp[0]), 1.0)]))
     EP = np.zeros((d, d))
-    for lo, hi in zip(breaks[:-1], breaks[1:]):
+    for lo, hi in zip(breaks[:-1], breaks[1:], strict=True):
         U = sampled_frame(mp, V, np.array([0.5 * (lo + hi)]))[0]
         assert np.allclose(U.T @ U, np.eye(m), atol=1e-12)
         EP += (hi - lo) * U @ U.T
@@ -85,7 +85,7 @@ def test_comparator_is_the_sum_of_the_m_smallest_eigenvalues():
     want = np.linalg.eigvalsh(S)[:, : d - k].sum(axis=1)
     got = res.final("comparator_loss").to_numpy()
     assert np.allclose(got, want, atol=1e-10)
-    frames = np.linalg.qr(np.random.default_rng(7).normal(size=(2000, d, d - k)))[0]               # random rank-m projectors
+    frames = np.linalg.qr(np.random.default_rng(7).normal(size=(2000, d, d - k)))[0]   # random rank-m projectors
     tried = np.einsum("pik,rij,pjk->rp", frames, S, frames)
     assert np.all(tried.min(axis=1) >= got - 1e-10)
     lmo = make_domain(f"fantope:{d - k}", d).lmo(S).dense()                     # the Fantope LMO agrees

@@ -106,8 +106,9 @@ def _dense_without_factor_two(e, info):
 
 
 def _sparse_without_half(e, info):
-    return e.dense() + e.off[:, None, None] * (np.eye(e.diag.shape[1])[e.I][:, :, None] * np.eye(e.diag.shape[1])[e.J][:, None, :]
-                                                + np.eye(e.diag.shape[1])[e.J][:, :, None] * np.eye(e.diag.shape[1])[e.I][:, None, :])
+    unit = np.eye(e.diag.shape[1])
+    ei, ej = unit[e.i], unit[e.j]
+    return e.dense() + e.off[:, None, None] * (ei[:, :, None] * ej[:, None, :] + ej[:, :, None] * ei[:, None, :])
 
 
 @pytest.mark.parametrize("sampler, plant", [(DenseSampler(), _dense_without_factor_two),

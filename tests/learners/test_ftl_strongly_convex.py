@@ -1,4 +1,5 @@
-"""FTL on strongly convex losses: regret ≤ Σ‖g_t‖²/(2λ_{1:t}) (theory §3.2 table), as Bound data and against a plain loop."""
+"""FTL on strongly convex losses: regret ≤ Σ‖g_t‖²/(2λ_{1:t}) (theory §3.2 table),
+as Bound data and against a plain loop."""
 import numpy as np
 import pytest
 
@@ -67,7 +68,8 @@ def test_declared_curve_is_exact_with_every_round_a_checkpoint_and_valid_otherwi
 
 
 @pytest.mark.parametrize("env", [ol.make_environment("quadratic-ball", d=3, mu=0.1),
-                                 ol.make_environment("logistic-data", batch=4, lam=0.05)], ids=["quadratic", "logistic"])
+                                 ol.make_environment("logistic-data", batch=4, lam=0.05)],
+                         ids=["quadratic", "logistic"])
 def test_ftl_under_its_bound_in_the_simulator(env):
     res = ol.simulate(env, [ol.make_learner("ftl")], T=60, replicates=2, seed=0)
     b = res.bounds()

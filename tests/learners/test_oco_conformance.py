@@ -32,7 +32,8 @@ def test_oco_learner_conforms_on_vector_domains(name):
 
 
 def test_weights_schedule_pickles_and_keeps_its_values():
-    for weights, want in (("constant", [1.0, 1.0]), ("linear", [1.0, 2.0]), (0.5, [0.5, 0.5]), ([3.0, 4.0], [3.0, 4.0])):
+    for weights, want in (("constant", [1.0, 1.0]), ("linear", [1.0, 2.0]), (0.5, [0.5, 0.5]),
+                          ([3.0, 4.0], [3.0, 4.0])):
         alpha = pickle.loads(pickle.dumps(alpha_schedule(weights)))
         assert [alpha(1), alpha(2)] == want
     lrn = pickle.loads(pickle.dumps(ol.make_learner("omd", weights="linear")))

@@ -10,7 +10,8 @@ from tests.ball_reference import ball_min
 
 
 def test_ftl_alternating_is_about_T_over_2_and_ftl_plus_nonpositive():
-    """theory §2/A5: FTL pays 1 every round after the first (centre start: ¼), comparator 499.5 → 499.75; FTL+ −499.5."""
+    """theory §2/A5: FTL pays 1 every round after the first (centre start: ¼), comparator 499.5 → 499.75;
+    FTL+ −499.5."""
     res = ol.simulate("ftl-alternating", {"ftl": ol.make_learner("ftl"), "ftl+": ol.make_learner("ftl+"),
                                           "br": ol.make_learner("bestresp+")}, T=1000)
     final = res.final("regret")

@@ -95,7 +95,8 @@ def test_oja_block_equals_sequential_steps_to_first_order():
 
 
 def _replay(env, rounds, R, seed=0, label="fit"):
-    """The samples (R, d, rounds·b) that :func:`onlinelab.learners.streaming_base.fit` (label "fit") feeds, and the learner's rng."""
+    """The samples (R, d, rounds·b) that :func:`onlinelab.learners.streaming_base.fit` (label "fit") feeds, and the
+    learner's rng."""
     e = env.clone()
     e.reset(BatchRNG.from_seed(seed, "environment", label, R), rounds)
     X = np.concatenate([e.emit(t, None).factors for t in range(1, rounds + 1)], axis=2)

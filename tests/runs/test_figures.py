@@ -45,7 +45,7 @@ def _bound_lines(ax):
 def test_plot_returns_figure_and_axes_array_with_labels_titles_and_outside_legend(run):
     fig, axes = run.plot()
     assert isinstance(fig, matplotlib.figure.Figure) and isinstance(axes, np.ndarray) and axes.shape == (2,)
-    for ax, env in zip(axes, ENVS):
+    for ax, env in zip(axes, ENVS, strict=True):
         assert ax.get_xlabel() == "round t" and ax.get_ylabel() == "regret"
         d = ol.make_environment(env).d
         title = ax.get_title()
@@ -76,7 +76,7 @@ def test_na_bounds_hidden_unless_asked(run):
     assert (~b.holds).any() and b.holds.any()   # this run has both kinds
     for show_na, expected in ((False, b[b.holds]), (True, b)):
         fig, axes = run.plot(show_na=show_na)
-        for ax, env in zip(axes, ENVS):
+        for ax, env in zip(axes, ENVS, strict=True):
             drawn = {ln.get_label().split(" (n/a")[0] for ln in _bound_lines(ax)}
             rows = expected[expected.environment == env]
             assert drawn == {f"{r.learner}: {r.bound}" for r in rows.itertuples()}
@@ -119,7 +119,8 @@ def test_tidy_table_has_a_holds_column(run):
     tidy = run.tidy()
     assert len(tidy) == len(run.metrics) and (tidy[run.metrics.columns] == run.metrics).all().all()
     for b in run.bounds().itertuples():
-        rows = tidy[(tidy.learner == b.learner) & (tidy.environment == b.environment) & (tidy.metric == f"bound:{b.bound}")]
+        rows = tidy[(tidy.learner == b.learner) & (tidy.environment == b.environment)
+                    & (tidy.metric == f"bound:{b.bound}")]
         assert len(rows) and (rows.holds == b.holds).all()
     assert tidy[tidy.metric == "regret"].holds.isna().all()
 
@@ -149,7 +150,8 @@ def test_nesterov_reference_curve_is_L_dist_sq_over_t_sq():
     line = next(ln for ln in axes[0].get_lines() if "nesterov" in ln.get_label())
     assert line.get_label().startswith("reference (constant unconfirmed): ")
     t = np.asarray(line.get_xdata(), float)
-    np.testing.assert_allclose(line.get_ydata(), L * (xstar @ xstar) / t ** 2, rtol=1e-5)   # cond(A) = 1e9: solve to ~1e-7
+    # cond(A) = 1e9: solve to ~1e-7
+    np.testing.assert_allclose(line.get_ydata(), L * (xstar @ xstar) / t ** 2, rtol=1e-5)
     row = res.meta["bounds"][0]
     assert row["reference"] and row["holds"] and not row["violated"] and row["assumptions"]
     assert res.summary().bound[0] is None    # a reference is never the table's bound

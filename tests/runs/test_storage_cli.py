@@ -47,7 +47,8 @@ def test_save_and_load_round_trip(tmp_path):
 
 
 def test_load_run_on_a_wrong_folder(tmp_path):
-    with pytest.raises(StorageError, match=r"is not an onlinelab run directory \(missing meta\.json, metrics\.parquet\)"):
+    with pytest.raises(StorageError,
+                       match=r"is not an onlinelab run directory \(missing meta\.json, metrics\.parquet\)"):
         ol.load_run(tmp_path)
 
 

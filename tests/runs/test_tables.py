@@ -91,7 +91,8 @@ class _CountResult(ol.Result):
 
 def test_a_registered_kind_reloads_as_its_result_class(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(run_kinds, "_KINDS", dict(run_kinds._KINDS))
-    run_kinds.register_run_kind("counting", "onlinelab.experiment.kinds.game:run_outcome", result=f"{__name__}:_CountResult")
+    run_kinds.register_run_kind("counting", "onlinelab.experiment.kinds.game:run_outcome",
+                                result=f"{__name__}:_CountResult")
     res = ol.simulate("spiked-covariance", [ol.make_learner("meg")], T=10)
     res.meta["kind"] = "counting"
     res.save(tmp_path / "c")

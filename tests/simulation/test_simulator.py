@@ -77,7 +77,7 @@ def test_adaptive_environment_sees_past_actions_only():
         play = learner.act(state, rng)
         _, shown, mixed = _Recorder.seen[t - 1]
         assert len(shown) == len(actions)
-        for a, b in zip(shown, actions):
+        for a, b in zip(shown, actions, strict=True):
             np.testing.assert_array_equal(a, b)
         np.testing.assert_array_equal(mixed.lam, play.mixed.lam)
         loss = ol.FactoredLoss(play.mixed.top_vector(), coef=1.0)
