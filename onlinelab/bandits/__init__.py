@@ -1,1 +1,2 @@
-"""The bandit family: experiments on bandits and delayed feedback (theory §8); the bandit learners live in onlinelab.learners."""
+"""The bandit family: experiments on bandits and delayed feedback (theory §8);
+the bandit learners live in onlinelab.learners."""

@@ -168,7 +168,7 @@ def plot_arrivals_sweep(df: pd.DataFrame, axes=None):
     import matplotlib.pyplot as plt
     if axes is None:
         axes = plt.subplots(1, 3, figsize=(12, 3.5))[1]
-    for ax, metric in zip(axes, ("sin2_theta", "queue_length", "staleness")):
+    for ax, metric in zip(axes, ("sin2_theta", "queue_length", "staleness"), strict=False):
         for name, g in df.groupby("learner", sort=False):
             ax.plot(g.rho, g[metric], marker="o", label=name)
         ax.axvline(1.0, color="k", lw=0.8, ls=":")

@@ -1,4 +1,5 @@
-"""Robust PCA, matrix completion and composite first-order methods as iterative rounds on the event loop (theory §6, §9).
+"""Robust PCA, matrix completion and composite first-order methods as iterative rounds on the event loop
+(theory §6, §9).
 
 * :func:`robust_pca` — Algorithms 7 (linearised Bregman = gradient descent on the dual energy G_τ)
   and 9 (its FISTA acceleration), with the rate curves checked at every checkpoint;

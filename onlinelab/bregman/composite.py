@@ -1,4 +1,5 @@
-"""Composite first-order methods: gradient descent, proximal gradient (ISTA) and FISTA, with last-iterate rate curves (theory §9).
+"""Composite first-order methods: gradient descent, proximal gradient (ISTA) and FISTA,
+with last-iterate rate curves (theory §9).
 
 E = F + G with F convex and L-smooth and G convex with a cheap prox; iterates are batched (R, n).
 
@@ -32,7 +33,8 @@ from onlinelab.geometry.momentum import Momentum, restarted_fista, t_value
 
 @cache
 def diabetes() -> tuple[np.ndarray, np.ndarray]:
-    """(X, y): scikit-learn's bundled diabetes features (442 × 10, already centred and scaled) and the centred target."""
+    """(X, y): scikit-learn's bundled diabetes features (442 × 10, already centred and scaled) and the centred
+    target."""
     from sklearn.datasets import load_diabetes
     X, y = load_diabetes(return_X_y=True)
     y = y - y.mean()

@@ -1,4 +1,5 @@
-"""Test problems for robust PCA and matrix completion: random low-rank + sparse matrices and a synthetic video (theory §6).
+"""Test problems for robust PCA and matrix completion: random low-rank + sparse matrices
+and a synthetic video (theory §6).
 
 * :func:`low_rank_plus_sparse` — L₀ = UVᵀ/√r with Gaussian factors (unit-variance entries) plus
   outliers ±``size`` on a random ``outliers`` fraction of entries; R independent instances stacked.

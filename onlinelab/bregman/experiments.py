@@ -1,4 +1,5 @@
-"""The experiments of theory §6: Algorithm 9 against Algorithm 7, video separation, completion against the sampling rate.
+"""The experiments of theory §6: Algorithm 9 against Algorithm 7,
+video separation, completion against the sampling rate.
 
 * :func:`acceleration_table` — the §6 observation (120 × 60, rank 3, 5 % outliers): the iteration at
   which Algorithm 9's residual ½‖L + S − X‖² first reaches (and from which it stays below) Algorithm

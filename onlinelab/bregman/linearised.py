@@ -1,4 +1,5 @@
-"""The linearised Bregman iteration as (accelerated) gradient descent on a dual energy G_τ (theory §6, Lemma 3.5 of the notes).
+"""The linearised Bregman iteration as (accelerated) gradient descent on a dual energy G_τ
+(theory §6, Lemma 3.5 of the notes).
 
 For min ½‖w‖² + R(w) subject to Aw = b, the iteration w^{k+1} = prox_R(τAᵀB^k),
 B^{k+1} = B^k − (Aw^{k+1} − b) is gradient descent with step 1 on
@@ -38,8 +39,9 @@ class LinearisedBregman:
 
     A subclass sets ``self.b`` (R, n, s), ``self.lip_A`` (‖A‖²), ``self.name``, ``self.problem``,
     ``self.refs`` (algorithm names for the plain and accelerated curves) and implements
-    ``adjoint(B)`` (one block; ``adjoint_sq`` when there are several), ``forward(parts)``, ``prox(Z, fac)`` → (parts, rank), ``envelope(Z, fac)``,
-    ``primal_value(parts)``, ``feasible(parts)`` and ``params()``, then calls
+    ``adjoint(B)`` (one block; ``adjoint_sq`` when there are several), ``forward(parts)``,
+    ``prox(Z, fac)`` → (parts, rank), ``envelope(Z, fac)``, ``primal_value(parts)``,
+    ``feasible(parts)`` and ``params()``, then calls
     ``_setup(tau, accelerated, t_rule, momentum, reference, tol)``: τ (τ‖A‖² ≤ 1), FISTA momentum or
     not, the t_k rule and β formula (:mod:`onlinelab.geometry.momentum`), whether to run the reference
     solve for G⋆ and B̂, and its relative gradient tolerance.

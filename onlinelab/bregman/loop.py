@@ -1,4 +1,5 @@
-"""Iterative solvers as rounds on the simpy event loop, with their rate curves checked at every checkpoint (theory §6, §9).
+"""Iterative solvers as rounds on the simpy event loop,
+with their rate curves checked at every checkpoint (theory §6, §9).
 
 An iterative method (robust PCA, matrix completion, ISTA/FISTA, the SVM dual, …) is a *method*
 object: ``init()`` gives its state, ``step(state, k, data)`` performs iteration k + 1,
@@ -157,7 +158,7 @@ class IterationResult(Result):
             val = arrays[metric]
             slack = BOUND_TOL * np.maximum(1.0, np.abs(curve))
             over = (val > curve + slack) & b.holds
-            for c, r in zip(*np.nonzero(over)):
+            for c, r in zip(*np.nonzero(over), strict=True):
                 breaches.append({"bound": b.name, "t": int(t[c]), "replicate": int(r), "value": float(val[c, r]),
                                  "curve": float(curve[c, r])})
             pos = curve > 0
@@ -193,8 +194,9 @@ class IterationResult(Result):
             row[m] = float(self.final(m).mean()) if m in have else None
         ok = [b for b in self.meta["bounds"] if b["holds"]]
         best = min(ok, key=lambda b: b["final_bound"]) if ok else None
-        row.update(bound=None if best is None else best["final_bound"], bound_name=None if best is None else best["name"],
-                   ratio=None if best is None or best["final_bound"] <= 0 else float(self.final(best["metric"]).mean()) / best["final_bound"],
+        final = None if best is None else best["final_bound"]
+        ratio = None if best is None or final <= 0 else float(self.final(best["metric"]).mean()) / final
+        row.update(bound=final, bound_name=None if best is None else best["name"], ratio=ratio,
                    breaches=len(it["breaches"]))
         return pd.DataFrame([row])
 

@@ -94,8 +94,8 @@ def per_replicate(name: str, value, default, R: int) -> np.ndarray:
     out = np.asarray(default if value is None else value, dtype=float)
     out = np.broadcast_to(out, (R,)) if out.ndim == 0 or out.shape == (R,) else None
     if out is None or not np.all(np.isfinite(out)) or np.any(out <= 0):
-        raise ConfigError(f"{name} must be a positive number (or one per replicate), got {value!r}"
-                          + ("; X is zero, so the data-scaled default is 0: pass it explicitly" if value is None else ""))
+        hint = "; X is zero, so the data-scaled default is 0: pass it explicitly" if value is None else ""
+        raise ConfigError(f"{name} must be a positive number (or one per replicate), got {value!r}{hint}")
     return np.array(out)
 
 

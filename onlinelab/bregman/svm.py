@@ -1,4 +1,5 @@
-"""The soft-margin SVM by its dual: projected gradient on the box, with the primal–dual gap as a certificate (theory §9).
+"""The soft-margin SVM by its dual: projected gradient on the box,
+with the primal–dual gap as a certificate (theory §9).
 
 Primal (notes 2.43): P(w) = Σ_i max(0, 1 − y_i⟨x_i, w⟩) + (α/2)‖w‖².  Writing max(0, z) = max_{λ∈[0,1]} λz
 and exchanging min and max (the minimax theorem; the Lagrangian is convex–concave and the box is

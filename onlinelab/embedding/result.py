@@ -174,8 +174,8 @@ class EmbeddingResult(GameResult):
         axis.fill_between(h["t"], h["dual_best"], h["distortion"], color="0.85", label="bracket of p⋆")
         axis.set_xscale("log")
         g = self.meta["game"]
-        title = (f"dual embedding game\nn = {g['n_pairs']} pairs, d = {g['d']}, k = {g['k']}, T = {self.meta.get('T')}, "
-                 f"seed = {self.meta.get('seed')}")
+        title = (f"dual embedding game\nn = {g['n_pairs']} pairs, d = {g['d']}, k = {g['k']}, "
+                 f"T = {self.meta.get('T')}, seed = {self.meta.get('seed')}")
         return finish(fig, axes, "round t", "maximum distortion", [title])
 
     def save(self, path, config: dict | None = None, force: bool = False) -> pathlib.Path:

@@ -1,4 +1,5 @@
-"""The Fenchel game on the simpy loop: two no-regret players whose averaged play minimises f (theory §3.3–3.5, docs/theory/03-oco-fenchel.md).
+"""The Fenchel game on the simpy loop: two no-regret players whose averaged play minimises f
+(theory §3.3–3.5, docs/theory/03-oco-fenchel.md).
 
 ``play_game(f, x_player, y_player, T=...)``: round t, the x-player plays x_t ∈ K, the y-player
 y_t; the x-player's loss is α_t⟨·, y_t⟩ (linear), the y-player's α_t(f*(·) − ⟨x_t, ·⟩).  Each

@@ -1,4 +1,5 @@
-"""Classical methods recovered as Fenchel games, with their rates as bound curves (theory §3.4–3.5, docs/theory/03-oco-fenchel.md).
+"""Classical methods recovered as Fenchel games, with their rates as bound curves
+(theory §3.4–3.5, docs/theory/03-oco-fenchel.md).
 
 Each factory returns a :class:`Recovery` — the function, both players, weights, move order and
 rate curves — to pass to :func:`play_recovery` (or field by field to ``play_game``):
@@ -14,7 +15,8 @@ rate curves — to pass to :func:`play_recovery` (or field by field to ``play_ga
   (:class:`~onlinelab.losses.datasets.DataObjective`, box K), R = ‖x₁ − x⋆‖, G a gradient bound; curve RG/√T.
 * ``nesterov`` optimistic FTL (first) vs OMD+ with γα_t = t/(4L), α_t = t, on a quadratic over a
   ball; rate O(L‖x₀ − x⋆‖²/T²) (theory §3.5) whose constant is not confirmed: the curve
-  L‖x₀ − x⋆‖²/t² (x₀ = 0, OMD+'s start) is a *reference* (drawn and tabulated, never checked; the tests check the slope).
+  L‖x₀ − x⋆‖²/t² (x₀ = 0, OMD+'s start) is a *reference* (drawn and tabulated, never checked;
+  the tests check the slope).
 
 >>> res = play_recovery(gd_averaging(n=3, T=420), T=420)    # R = G = 1: f(x̄_T) − f⋆ ≤ RG/√T (theory §3.4)
 >>> bool(0.0 <= res.final("suboptimality").iloc[0] * 420 ** 0.5 <= 1.0)

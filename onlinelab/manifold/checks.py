@@ -3,10 +3,11 @@
 >>> import numpy as np
 >>> check_points(np.zeros((3, 2))).shape
 (3, 2)
->>> check_count("n_neighbors", 5, m=5)
-Traceback (most recent call last):
-...
-onlinelab.errors.ConfigError: n_neighbors must be < the number of points m = 5, got 5; use n_neighbors <= 4 or more points
+>>> try:
+...     check_count("n_neighbors", 5, m=5)
+... except ConfigError as err:          # onlinelab.errors.ConfigError
+...     print(err)
+n_neighbors must be < the number of points m = 5, got 5; use n_neighbors <= 4 or more points
 """
 from __future__ import annotations
 

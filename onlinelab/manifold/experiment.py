@@ -48,8 +48,10 @@ from onlinelab.manifold.mds import ClassicalMDS, Isomap
 from onlinelab.manifold.quality import t_similarity, trustworthiness, unrolling
 
 METHODS = {
-    "le": (lambda **p: LaplacianEigenmaps(**{"weights": "heat", **p}), "Laplacian eigenmaps, heat weights on the t-NN graph"),
-    "ale": (lambda **p: LaplacianEigenmaps(**{"weights": "ale", **p}), "averaged LE: locally rescaled weights, mutual t-NN"),
+    "le": (lambda **p: LaplacianEigenmaps(**{"weights": "heat", **p}),
+           "Laplacian eigenmaps, heat weights on the t-NN graph"),
+    "ale": (lambda **p: LaplacianEigenmaps(**{"weights": "ale", **p}),
+            "averaged LE: locally rescaled weights, mutual t-NN"),
     "vrle": (lambda **p: LaplacianEigenmaps(**{"weights": "vrle", **p}), "variable-radius LE: R neighbours on average"),
     "isomap": (Isomap, "Isomap: MDS on squared geodesic distances"),
     "lle": (LocallyLinearEmbedding, "locally linear embedding (standard)"),
@@ -74,7 +76,7 @@ def _grid(method: str, est, base: dict, overrides: dict) -> list[dict]:
     if bad:
         raise UnknownNameError(f"{method} has no parameter {bad[0]!r}{did_you_mean(bad[0], params)}")
     names = list(keys)
-    return [dict(zip(names, combo)) for combo in itertools.product(*(_as_list(k, keys[k]) for k in names))]
+    return [dict(zip(names, combo, strict=True)) for combo in itertools.product(*(_as_list(k, keys[k]) for k in names))]
 
 
 def label(method: str, p: dict) -> str:

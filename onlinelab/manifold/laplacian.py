@@ -132,7 +132,8 @@ class LaplacianEigenmaps(ManifoldEstimator):
         elif self.weights == "ale":
             fix = f"raise n_neighbors (now {self.n_neighbors}): ALE joins mutual neighbours only"
         else:
-            fix = f"raise n_neighbors (now {self.n_neighbors})" + (" or use mode='union'" if self.mode == "mutual" else "")
+            union = " or use mode='union'" if self.mode == "mutual" else ""
+            fix = f"raise n_neighbors (now {self.n_neighbors}){union}"
         require_connected(W, fix)
         self.affinity_ = W
         self.scales_, self.radii_ = extras.get("scales"), extras.get("radii")

@@ -174,7 +174,7 @@ def stream_out_of_sample(prefixes=PREFIXES, k: int = 5, test: int = 500, block: 
 def _stream_figure(table: pd.DataFrame):
     import matplotlib.pyplot as plt
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
-    for ax, score in zip(axes, ("t_similarity", "trustworthiness")):
+    for ax, score in zip(axes, ("t_similarity", "trustworthiness"), strict=True):
         for name, g in table.groupby("method", sort=False):
             ax.plot(g.prefix, g[score], marker="o", label=name)
         ax.set_xscale("log")

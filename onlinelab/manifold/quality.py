@@ -56,7 +56,8 @@ def trustworthiness(X, Y, n_neighbors: int = 5) -> float:
     m = Y.shape[0]
     t = check_count("n_neighbors", n_neighbors, m)
     if 2 * m - 3 * t - 1 <= 0:
-        raise ConfigError(f"trustworthiness needs n_neighbors < m/2, got {t} for m = {m}; use n_neighbors <= {(2 * m - 2) // 3}")
+        raise ConfigError(f"trustworthiness needs n_neighbors < m/2, got {t} for m = {m}; "
+                          f"use n_neighbors <= {(2 * m - 2) // 3}")
     np.fill_diagonal(S, np.inf)
     ranks = rankdata(S, method="ordinal", axis=1).astype(np.int64)   # rank 1 = nearest other point
     emb = neighbours(np.asarray(Y, dtype=float), t)

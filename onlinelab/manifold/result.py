@@ -73,7 +73,7 @@ class ManifoldResult(Result):
         wide = wide.dropna(how="all").reset_index()
         rows = []
         for key, g in wide.groupby(keys, sort=False, dropna=False):
-            row = dict(zip(keys, key))
+            row = dict(zip(keys, key, strict=True))
             row["draws"] = len(g)
             row["failed"] = int(g["failed"].sum())
             for s in SCORES:
@@ -161,10 +161,10 @@ class ManifoldResult(Result):
                                         + (f"\n## Refused fits\n\n{notes}" if notes else ""))
         scores = [s for s in SCORES if s in set(self.metrics.metric)]
         fig, axes = new_figure(len(scores))
-        for ax, s in zip(axes, scores):
+        for ax, s in zip(axes, scores, strict=True):
             self._draw(ax, s, None)
         finish(fig, axes, "neighbour count t", "score", [f"{s}: {self._title(None)}" for s in scores])
-        for ax, s in zip(axes, scores):
+        for ax, s in zip(axes, scores, strict=True):
             ax.set_ylabel(s)
         save_figure(fig, path / "report.png")
         return path

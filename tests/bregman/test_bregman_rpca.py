@@ -127,8 +127,8 @@ def test_rate_curves_hold_at_every_iteration(seed):
             Z = tau * Xk
             U, sv, Vt = np.linalg.svd(Z, full_matrices=False)
             Lp, Sp = (U * np.maximum(sv - gamma * alpha, 0)) @ Vt, np.sign(Z) * np.maximum(np.abs(Z) - gamma, 0)
-            F = 0.5 * (Lp ** 2).sum() + 0.5 * (Sp ** 2).sum() + gamma * alpha * np.maximum(sv - gamma * alpha, 0).sum() \
-                + gamma * np.abs(Sp).sum()
+            F = (0.5 * (Lp ** 2).sum() + 0.5 * (Sp ** 2).sum() + gamma * alpha * np.maximum(sv - gamma * alpha, 0).sum()
+                 + gamma * np.abs(Sp).sum())
             G = ((Z * Lp).sum() + (Z * Sp).sum() - F) / tau - (Xk * X).sum()
             assert gap[kk - 1] == pytest.approx(G - gstar, rel=1e-6, abs=1e-7)
         assert np.all(gap[k >= 1] >= -1e-7)

@@ -156,7 +156,7 @@ def test_matrix_free_solver_matches_dense_eigenpairs_along_the_run():
     k, T, eta = 3, 25, 0.02
     lams, _, gaps = _plain_algorithm_1(X, k, T, eta)
     warm = None
-    for lam, gap in zip(lams, gaps):
+    for lam, gap in zip(lams, gaps, strict=True):
         mu, V = top_k(X, lam, k)
         mu2, V2, warm = top_k(X, lam, k, solver="lobpcg", warm=warm, tol=1e-10)
         assert np.abs(mu - mu2).max() <= 1e-12

@@ -1,4 +1,5 @@
-"""The Fenchel game: GD reproduces a plain PGD loop (Theorem 6.20), the duality chain, and empirical rates (theory §3.3–3.5)."""
+"""The Fenchel game: GD reproduces a plain PGD loop (Theorem 6.20), the duality chain,
+and empirical rates (theory §3.3–3.5)."""
 import numpy as np
 import pytest
 
@@ -110,7 +111,7 @@ def test_chain_holds_for_other_pairings_and_result_api(tmp_path):
         x = ol.make_learner(xname, domain="ball:1")
         order = "y-first" if xname.endswith("+") else "x-first"
         res = play_game(f, x, ol.make_learner(yname), T=200, replicates=2, order=order)
-        for t, df in res.metrics[res.metrics.metric.isin(["suboptimality", "gap", "regret"])].groupby("t"):
+        for _t, df in res.metrics[res.metrics.metric.isin(["suboptimality", "gap", "regret"])].groupby("t"):
             v = df.pivot(index="replicate", columns="metric", values="value")
             assert np.all(v.suboptimality <= v.gap + 1e-9) and np.all(v.gap <= v.regret + 1e-9)
     s = res.summary()

@@ -45,7 +45,7 @@ def test_proposition_3_2_needs_a_normalisation_and_means_the_unnormalised_varian
     cos_un = np.linalg.svd(np.linalg.qr(sv)[0].T @ np.linalg.qr(un)[0], compute_uv=False)
     cos_gen = np.linalg.svd(np.linalg.qr(sv)[0].T @ np.linalg.qr(le.embedding_)[0], compute_uv=False)
     assert cos_un.min() > 1 - 1e-10
-    assert cos_gen.min() < 0.999                                               # a different embedding on a non-regular graph
+    assert cos_gen.min() < 0.999                                   # a different embedding on a non-regular graph
 
 
 def test_ale_as_printed_is_a_complete_graph(graph):
@@ -61,7 +61,8 @@ def test_ale_as_printed_is_a_complete_graph(graph):
     W_printed = np.exp(-D_printed ** 2 / t)
     np.fill_diagonal(W_printed, 0.0)
     assert np.count_nonzero(W_printed) == m * (m - 1)                           # every pair is joined
-    assert W_printed[~mutual & ~np.eye(m, dtype=bool)].min() == 1.0 > W_printed[mutual].max()   # non-neighbours weigh most
+    # non-neighbours weigh most
+    assert W_printed[~mutual & ~np.eye(m, dtype=bool)].min() == 1.0 > W_printed[mutual].max()
     W, _ = ale_weights(X, t)
     assert W.nnz == mutual.sum() and np.all(W.toarray()[~mutual] == 0)          # corrected: non-edges weigh 0
 
@@ -150,7 +151,10 @@ def test_pca_takes_the_top_eigenvectors(cloud):
     Xb = (X - X.mean(0)).T                                                       # the notes' d × m layout
     vals, U = np.linalg.eigh(Xb @ Xb.T)
     bottom, top = U[:, :2], U[:, -2:]                                            # printed "bottom" vs corrected "top"
-    var = lambda V: np.trace(V.T @ Xb @ Xb.T @ V)
+
+    def var(V):
+        return np.trace(V.T @ Xb @ Xb.T @ V)
+
     assert var(bottom) < var(top)
     import sklearn.decomposition as skd
     ref = skd.PCA(2).fit(X).components_.T

@@ -179,11 +179,15 @@ def test_metrics_against_references(roll):
     D = np.sqrt(squared_distances(X))
     E = np.sqrt(squared_distances(Y))
     loop = sum((E[i, j] - D[i, j]) ** 2 for i in range(len(X)) for j in range(i + 1, len(X)))
-    assert stress(X, Y) == pytest.approx(loop, rel=1e-10) and stress(D, Y, precomputed=True) == pytest.approx(loop, rel=1e-10)
+    assert stress(X, Y) == pytest.approx(loop, rel=1e-10)
+    assert stress(D, Y, precomputed=True) == pytest.approx(loop, rel=1e-10)
     Yc = Y - Y.mean(0)
     Xc = X - X.mean(0)
     assert strain(X, Y) == pytest.approx(np.linalg.norm(Xc @ Xc.T - Yc @ Yc.T), rel=1e-10)
-    ranks = lambda a: np.argsort(np.argsort(a))   # no ties in continuous data
+
+    def ranks(a):
+        return np.argsort(np.argsort(a))   # no ties in continuous data
+
     rho = [abs(np.corrcoef(ranks(Y[:, j]), ranks(theta))[0, 1]) for j in range(2)]
     assert unrolling(Y, theta) == pytest.approx(max(rho), abs=1e-12)
     assert unrolling(np.column_stack([np.exp(theta), rng.normal(size=len(X))]), theta) == 1.0

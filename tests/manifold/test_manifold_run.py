@@ -54,7 +54,10 @@ def test_cli_runs_a_config_and_writes_a_run_directory(tmp_path, capsys):
     # the resolved config reruns to the same scores (timings aside)
     kwargs, _ = parse_manifold(load_toml(tmp_path / "r" / "config.toml"))
     again = run_grid(**kwargs)
-    keep = lambda df: df[df.metric != "seconds"].reset_index(drop=True)[["learner", "metric", "value"]]
+
+    def keep(df):
+        return df[df.metric != "seconds"].reset_index(drop=True)[["learner", "metric", "value"]]
+
     pd.testing.assert_frame_equal(keep(again), keep(res.metrics))
 
 

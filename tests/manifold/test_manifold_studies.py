@@ -1,4 +1,5 @@
-"""The §7 studies (helix pictures, Remark 4.2, methods × k, linear methods on a stream) run end to end on small sizes."""
+"""The §7 studies (helix pictures, Remark 4.2, methods × k, linear methods on a stream)
+run end to end on small sizes."""
 import warnings
 
 import numpy as np
@@ -12,7 +13,7 @@ def test_remark_4_2_sensitivity_and_pictures(tmp_path):
     assert (tmp_path / "remark_4_2.md").is_file() and (tmp_path / "remark_4_2.png").is_file()
     assert set(spread.method) == {"le", "ale", "vrle"}
     row = summary[(summary.method == "ale") & (summary.value == 4)].iloc[0]
-    assert row.failed == 2 and np.isnan(row.unrolling)      # mutual 4-NN splits a 150-point helix: refused, not embedded
+    assert row.failed == 2 and np.isnan(row.unrolling)  # mutual 4-NN splits a 150-point helix: refused, not embedded
     ok = summary[summary.failed == 0]
     assert ok.unrolling.between(0, 1).all() and ok.unrolling.max() > 0.99   # (t = 10 short-circuits 150 points)
     assert len(pictures(m=150).axes) == 4
