@@ -39,6 +39,8 @@ def cmd_run(args) -> int:
     kind = kind_of(data)
     if kind is not None:  # a game, or another registered experiment kind (onlinelab.experiment.kinds)
         return _run_kind(kind, data, args)
+    from onlinelab.experiment.plugins import with_plugins
+    data = with_plugins(data, args.plugins)  # recorded in the run directory with the config's own
     try:
         with warnings.catch_warnings():  # _print_summary reports violations itself, in capitals
             warnings.simplefilter("ignore", BoundViolationWarning)
@@ -87,10 +89,15 @@ def _run_kind(kind, data, args) -> int:
     outcome = kind.runner()(data, seed=args.seed, rounds=args.rounds, replicates=args.replicates,
                             progress=not args.quiet)
     outcome.result.meta.setdefault("kind", kind.key)  # load_run / `onlinelab report` rebuild the kind's result class
+    from onlinelab.experiment.plugins import plugin_records, record_in, with_plugins
+    from onlinelab.runs.storage import write_extra
+    plugins = plugin_records(with_plugins(data, args.plugins).get("run", {}).get("plugins"))  # config's and --plugins
+    copies = record_in(outcome.result.meta, outcome.resolved, plugins)  # meta.json, config.toml and plugins/
     run = outcome.resolved.get("run", {})
     path = pathlib.Path(args.out) if args.out else pathlib.Path("runs") / run_id(run.get("name", kind.key),
                                                                                run.get("seed", 0))
     outcome.result.save(path, config=outcome.resolved, force=args.force)
+    write_extra(path, copies)
     print(outcome.summary)
     print(f"run directory: {path}")
     return outcome.status
@@ -101,8 +108,9 @@ def cmd_sweep(args) -> int:
 
     from onlinelab.experiment import config as C
     from onlinelab.experiment.default import run_id
+    from onlinelab.experiment.plugins import with_plugins
     from onlinelab.experiment.sweeps import sweep
-    data = C.load_toml(args.config)
+    data = with_plugins(C.load_toml(args.config), args.plugins)  # the workers load them too
     if "sweep" not in data:
         from onlinelab.errors import ConfigError
         raise ConfigError(f"{args.config!r} has no [sweep] table; add one, e.g. [sweep] seed = [0, 1, 2] and "

@@ -73,6 +73,7 @@ class ExperimentConfig:
     delay: dict | None = None
     arrivals: dict | None = None
     comparator: str = "exact"
+    plugins: list = field(default_factory=list)
 
     def build(self):
         """Instantiate ``(environments, {label: learner})`` from the registry."""
@@ -96,13 +97,17 @@ def _instantiate(cls, kind, spec: Spec):
 
 
 def load_toml(path) -> dict:
-    """Read an experiment config and load the plugin files its ``[run] plugins`` names (relative to the file)."""
+    """Read an experiment config and load the plugin files its ``[run] plugins`` names (relative to the file).
+
+    The returned config names those files by their absolute paths, so that it means the same wherever it
+    goes next: a sweep's workers, a run directory's ``config.toml``.
+    """
     path = pathlib.Path(path)
     data = read_toml(path)
     run = data.get("run")
     if isinstance(run, dict) and "plugins" in run:  # user learners/environments, relative to the config file
-        from onlinelab.experiment.plugins import load_plugins
-        load_plugins(run["plugins"], base=path.parent)
+        from onlinelab.experiment.plugins import plugin_records
+        run["plugins"] = [r["path"] for r in plugin_records(run["plugins"], base=path.parent)]
     return data
 
 
@@ -150,6 +155,7 @@ def parse(data: dict) -> ExperimentConfig:
         learners=_specs(data.get("learners"), "learners"),
         delay=_table(data, "delay"), arrivals=_table(data, "arrivals"),
         comparator=v.choice("run.comparator", merged["comparator"], ("exact", "truth", "none")),
+        plugins=_plugin_paths(merged["plugins"]),
     )
     from onlinelab.experiment.preflight import check as preflight
     preflight([(s.name, s.params) for s in cfg.environments], n_learners=len(cfg.learners), T=cfg.rounds,
@@ -171,10 +177,20 @@ def resolved(cfg: ExperimentConfig) -> dict:
                    "checkpoints": cfg.checkpoints, "comparator": cfg.comparator},
            "environments": [{"name": e.name, **e.get_params()} for e in envs],
            "learners": [{"name": lrn.name, "label": label, **lrn.get_params()} for label, lrn in learners.items()]}
+    if cfg.plugins:  # loaded again by `onlinelab run <run dir>/config.toml`; `load_toml` made them absolute
+        out["run"]["plugins"] = list(cfg.plugins)
     for key in ("delay", "arrivals"):
         if getattr(cfg, key) is not None:
             out[key] = dict(getattr(cfg, key))
     return out
+
+
+def _plugin_paths(raw) -> list:
+    """``[run] plugins`` checked to be a list of paths (parsing loads none of them: see :func:`load_toml`)."""
+    if not isinstance(raw, list) or not all(isinstance(p, str) for p in raw):
+        raise ConfigTypeError(f"run.plugins must be a list of .py paths, got {raw!r} ({type(raw).__name__}); "
+                              'write plugins = ["my_envs.py"]')
+    return list(raw)
 
 
 def _table(data: dict, key: str):

@@ -83,7 +83,10 @@ def run_experiment(data: dict, *, seed=None, rounds=None, replicates=None, out=N
     Parameters
     ----------
     data : dict
-        The experiment config (parsed TOML).
+        The experiment config (parsed TOML).  Its ``[run] plugins`` are loaded (relative paths against the
+        working directory; :func:`~onlinelab.experiment.config.load_toml` makes a file's relative to the file)
+        and recorded in the run directory: absolute paths in ``config.toml``, path and sha256 in
+        ``meta.json``, a copy under ``plugins/``.
     seed, rounds, replicates : int, optional
         Overrides of the ``[run]`` table.
     out : str or pathlib.Path, optional
@@ -100,10 +103,14 @@ def run_experiment(data: dict, *, seed=None, rounds=None, replicates=None, out=N
         Checkpoint when this many seconds have passed since the last checkpoint (None: never by time).
     """
     from onlinelab.experiment.durable import Durable, claim, execute
+    from onlinelab.experiment.plugins import plugin_records
     run = dict(data.get("run", {}))
     for key, val in (("seed", seed), ("rounds", rounds), ("replicates", replicates)):
         if val is not None:
             run[key] = val
+    plugins = plugin_records(run.get("plugins"))
+    if plugins:
+        run["plugins"] = [r["path"] for r in plugins]
     cfg = C.parse({**data, "run": run})
     if checkpoint_every is not None:
         checkpoint_every = v.integer("checkpoint_every", checkpoint_every, minimum=1)
@@ -112,5 +119,5 @@ def run_experiment(data: dict, *, seed=None, rounds=None, replicates=None, out=N
     path = pathlib.Path(out) if out is not None else pathlib.Path(runs_dir) / run_id(cfg.name, cfg.seed)
     resolved = C.resolved(cfg)
     durable = Durable(path, checkpoint_every, checkpoint_seconds)
-    claim(path, resolved, cfg, durable, force=force)
-    return execute(cfg, resolved, path, durable, progress=progress)
+    claim(path, resolved, cfg, durable, force=force, plugins=plugins)
+    return execute(cfg, resolved, path, durable, progress=progress, plugins=plugins)

@@ -36,6 +36,7 @@ from onlinelab.errors import OnlinelabError, StorageError
 from onlinelab.runs import storage
 from onlinelab.runs.checkpoint import load_state, save_state
 from onlinelab.runs.load import load_run
+from onlinelab.runs.tomlio import read_toml
 
 DEFAULT_SECONDS = 60.0
 CHECKPOINT = "checkpoint.npz"
@@ -153,21 +154,27 @@ class Durable:
                 signal.signal(sig, prev)
 
 
-def claim(path, resolved: dict, cfg, durable: Durable, force: bool = False) -> None:
-    """Create the run directory at ``path`` atomically, holding the config and a ``running`` status."""
+def claim(path, resolved: dict, cfg, durable: Durable, force: bool = False, plugins: list | None = None) -> None:
+    """Create the run directory at ``path`` atomically, holding the config, a ``running`` status and the
+    run's plugin files (``plugins``, records of :func:`~onlinelab.experiment.plugins.plugin_records`)."""
     from onlinelab.experiment.config import dump_toml
+    from onlinelab.experiment.plugins import record_in
     path = pathlib.Path(path)
     storage.refuse_occupied(path, force)
     tmp = storage.staging_dir(path)
     (tmp / "config.toml").write_text(dump_toml(resolved))
     meta = {"status": "running", "T": cfg.rounds, "replicates": cfg.replicates, "seed": cfg.seed,
             "durability": durable.settings(), **storage.environment_info()}
+    storage.write_extra(tmp, record_in(meta, None, plugins or []))
     (tmp / "meta.json").write_text(json.dumps(storage._jsonable(meta), indent=2))
     storage.install_dir(tmp, path, force)
 
 
-def execute(cfg, resolved: dict, path: pathlib.Path, durable: Durable, progress: bool = False):
-    """Simulate ``cfg`` with ``durable`` hooks; install the finished run over the claimed directory."""
+def execute(cfg, resolved: dict, path: pathlib.Path, durable: Durable, progress: bool = False,
+            plugins: list | None = None):
+    """Simulate ``cfg`` with ``durable`` hooks; install the finished run (with its ``plugins`` records and
+    copies) over the claimed directory."""
+    from onlinelab.experiment.plugins import record_in
     from onlinelab.simulation.simulator import simulate
     envs, learners = cfg.build()
     start = time.time()
@@ -179,11 +186,13 @@ def execute(cfg, resolved: dict, path: pathlib.Path, durable: Durable, progress:
                               delay=cfg.delay, arrivals=cfg.arrivals, comparator=cfg.comparator)
         except OnlinelabError as exc:
             if getattr(exc, "partial", None) is not None:  # what finished, beside the checkpoint
+                record_in(exc.partial.meta, None, plugins or [])
                 storage.write_files(exc.partial, path, config=resolved)
                 exc.run_dir = path
             raise
     result.meta["wall_s"] = time.time() - start
-    storage.save_run(result, path, config=resolved, force=True)  # replaces the claimed directory in one rename
+    files = record_in(result.meta, None, plugins or [])
+    storage.save_run(result, path, config=resolved, force=True, files=files)  # replaces the claimed directory
     for w in caught:  # re-raised only now, so that a violation never stops the run directory being written
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     return result, path
@@ -191,6 +200,10 @@ def execute(cfg, resolved: dict, path: pathlib.Path, durable: Durable, progress:
 
 def resume_run(path, progress: bool = False):
     """Finish the interrupted run in ``path``; returns ``(result, path)``.
+
+    The plugin files the run recorded (``meta.json``'s ``plugins``) are loaded first, each only when its
+    sha256 is unchanged (:func:`~onlinelab.experiment.plugins.load_recorded`): resuming is re-running the
+    run's own code, so it needs no ``--plugins``, and a changed or missing file is a StorageError naming it.
 
     Parameters
     ----------
@@ -207,12 +220,22 @@ def resume_run(path, progress: bool = False):
     meta = storage.read_json(path / "meta.json")
     if meta.get("status") == "complete":
         return load_run(path), path
+    from onlinelab.experiment.plugins import load_recorded
+    records = meta.get("plugins", [])
+    load_recorded(records, path)  # before the checkpoint, which may name their classes
     settings = meta.get("durability", {})
     durable = Durable(path, settings.get("every_rounds"), settings.get("every_seconds", DEFAULT_SECONDS))
     durable.load()
     try:
-        resolved = C.load_toml(path / "config.toml")
+        resolved = read_toml(path / "config.toml")  # loads no plugin: the recorded ones are loaded, checked
     except OnlinelabError as exc:
         raise StorageError(f"{str(path / 'config.toml')!r} is damaged: {exc}") from exc
+    run = resolved.get("run")
+    named = run.get("plugins", []) if isinstance(run, dict) else []
+    unrecorded = [p for p in (named if isinstance(named, list) else [named]) if p not in {r["path"] for r in records}]
+    if unrecorded:
+        raise StorageError(f"{str(path / 'config.toml')!r} names the plugin file {unrecorded[0]!r}, which "
+                           f"{str(path / 'meta.json')!r} does not record (with its sha256); the files were edited: "
+                           "start a new run with `onlinelab run`")
     cfg = C.parse(resolved)
-    return execute(cfg, resolved, path, durable, progress=progress)
+    return execute(cfg, resolved, path, durable, progress=progress, plugins=records)

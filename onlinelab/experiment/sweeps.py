@@ -118,13 +118,23 @@ def _finished(path: pathlib.Path, params: dict):
     return res if ok else None
 
 
+def _cell_in_worker(plugins: list, cfg: dict):
+    """A cell on a worker process or dask worker: load the sweep's plugin sources first (each once per
+    worker, checked against its sha256), so that the names they register parse; then :func:`run_cell`."""
+    if plugins:
+        from onlinelab.experiment.plugins import load_shipped
+        load_shipped(plugins)
+    return run_cell(cfg)
+
+
 def _one_blas_thread() -> None:
     from threadpoolctl import threadpool_limits
     threadpool_limits(1)
 
 
-def _execute(todo, executor: str, workers: int, scheduler):
-    """Yield ``(index, Result)`` for the cells in ``todo`` as they finish."""
+def _execute(todo, executor: str, workers: int, scheduler, plugins: list | None = None):
+    """Yield ``(index, Result)`` for the cells in ``todo`` as they finish; workers first load ``plugins``
+    (:func:`onlinelab.experiment.plugins.shipped`: records with the sources this process loaded)."""
     if executor == "serial":
         for i, cfg in todo:
             yield i, run_cell(cfg)
@@ -133,7 +143,7 @@ def _execute(todo, executor: str, workers: int, scheduler):
         import multiprocessing as mp
         ctx = mp.get_context("forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn")
         with cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_one_blas_thread) as pool:
-            futures = {pool.submit(run_cell, cfg): i for i, cfg in todo}
+            futures = {pool.submit(_cell_in_worker, plugins, cfg): i for i, cfg in todo}
             for fut in cf.as_completed(futures):
                 yield futures[fut], fut.result()
     else:
@@ -150,7 +160,7 @@ def _execute(todo, executor: str, workers: int, scheduler):
                                        dashboard_address=None)
         try:
             with Client(scheduler or cluster) as client:
-                futures = {client.submit(run_cell, cfg, pure=False): i for i, cfg in todo}
+                futures = {client.submit(_cell_in_worker, plugins, cfg, pure=False): i for i, cfg in todo}
                 for fut in as_completed(list(futures)):
                     yield futures[fut], fut.result()
         finally:
@@ -184,7 +194,12 @@ def sweep(config, grid: dict | None = None, *, executor: str = "serial", workers
     """
     from onlinelab.core import validation as v
     from onlinelab.experiment import config as C
+    from onlinelab.experiment.plugins import plugin_records, record_in, shipped
     base = C.load_toml(config) if isinstance(config, (str, pathlib.Path)) else copy.deepcopy(config)
+    run = base.get("run")
+    plugins = plugin_records(run.get("plugins")) if isinstance(run, dict) else []  # relative: to the cwd
+    if plugins:
+        run["plugins"] = [r["path"] for r in plugins]  # every cell's config.toml names them absolutely
     grid = base.get("sweep") if grid is None else grid
     if scheduler is not None:
         executor = "dask"
@@ -208,11 +223,12 @@ def sweep(config, grid: dict | None = None, *, executor: str = "serial", workers
     if bar is not None and results:
         bar.advance(len(results))
     todo = [(i, cfg) for i, (_, _, cfg) in enumerate(todo_cells) if i not in results]
-    for i, res in _execute(todo, executor, workers, scheduler):
+    for i, res in _execute(todo, executor, workers, scheduler, shipped(plugins)):
         rid, params, cfg = todo_cells[i]
         res.meta["sweep_params"] = params
+        files = record_in(res.meta, None, plugins)
         if root is not None:
-            storage.save_run(res, root / "cells" / rid, config=cfg, report=False, force=True)
+            storage.save_run(res, root / "cells" / rid, config=cfg, report=False, force=True, files=files)
         results[i] = res
         if bar is not None:
             bar.advance()

@@ -128,9 +128,21 @@ def save_dir_files(path, files: dict, force: bool = False) -> pathlib.Path:
     return path
 
 
-def write_files(result, path: pathlib.Path, config: dict | None = None, report: bool = True) -> None:
-    """Write the run files of ``result`` into the existing directory ``path``, each file atomically."""
+def write_extra(path: pathlib.Path, files: dict | None) -> None:
+    """Write ``files`` ({path relative to ``path``: bytes}, e.g. a run's copies of its plugin files), each
+    atomically."""
+    for name, data in (files or {}).items():
+        target = path / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        _write_atomic(target, lambda p, data=data: p.write_bytes(data))
+
+
+def write_files(result, path: pathlib.Path, config: dict | None = None, report: bool = True,
+                files: dict | None = None) -> None:
+    """Write the run files of ``result`` (and the ``files`` of :func:`write_extra`) into the existing directory
+    ``path``, each file atomically."""
     meta = {**result.meta, **environment_info()}
+    write_extra(path, files)
     _write_atomic(path / "metrics.parquet", lambda p: result.metrics.to_parquet(p, index=False))
     _write_atomic(path / "meta.json", lambda p: p.write_text(json.dumps(_jsonable(meta), indent=2)))
     if config is not None:
@@ -140,7 +152,8 @@ def write_files(result, path: pathlib.Path, config: dict | None = None, report: 
         write_report(result, path)
 
 
-def save_run(result, path, config: dict | None = None, report: bool = True, force: bool = False) -> pathlib.Path:
+def save_run(result, path, config: dict | None = None, report: bool = True, force: bool = False,
+             files: dict | None = None) -> pathlib.Path:
     """Write ``result`` to the run directory ``path`` and return the path.
 
     The files are written into a unique temporary directory beside ``path`` which is then renamed
@@ -159,12 +172,14 @@ def save_run(result, path, config: dict | None = None, report: bool = True, forc
         Also write report.md and report.png.
     force : bool, default False
         Replace a non-empty ``path``.
+    files : dict or None, default None
+        More files to write, {path relative to the run directory: bytes} (a run's copies of its plugin files).
     """
     path = pathlib.Path(path)
     refuse_occupied(path, force)
     tmp = staging_dir(path)
     try:
-        write_files(result, tmp, config=config, report=report)
+        write_files(result, tmp, config=config, report=report, files=files)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
