@@ -69,7 +69,8 @@ def test_a_billion_replicates_is_refused_not_hung(tmp_path, capsys, machine_of_6
     code, out, err = _run(capsys, "run", str(_config(tmp_path, replicates=10 ** 9, d=8)))
     # 8 bytes × 10⁹ × 8² × (4 + 5) = 4.608e12 bytes
     assert (code, out) == (2, "")
-    assert err.startswith("error: this run needs about 4.61 TB of memory (run.replicates = 1000000000, d = 8, 1 learner)")
+    assert err.startswith("error: this run needs about 4.61 TB of memory "
+                          "(run.replicates = 1000000000, d = 8, 1 learner)")
 
 
 def test_a_long_run_warns():
@@ -125,8 +126,8 @@ def plugin(tmp_path_factory):
 
 def test_round_one_failure_is_reported_as_such(tmp_path, capsys, plugin):
     out_dir = tmp_path / "run1"
-    code, out, err = _run(capsys, "--plugins", str(plugin), "run", str(_config(tmp_path, env="explodes-in-round-1", d=3)),
-                          "--quiet", "--out", str(out_dir))
+    config = _config(tmp_path, env="explodes-in-round-1", d=3)
+    code, out, err = _run(capsys, "--plugins", str(plugin), "run", str(config), "--quiet", "--out", str(out_dir))
     assert (code, out) == (1, "")
     assert err == ("error: the run failed in round 1 of 20 (RuntimeError: boom); completed checkpoints are in the "
                    f"exception's .partial result\nthe completed part of the run is in {out_dir}; after fixing the "
@@ -171,8 +172,8 @@ class _Declared(ol.Environment):
                                           (1 + 0j, "(1+0j) (complex)")])
 def test_nan_or_complex_loss_bound(bound, words):
     env = type("Odd", (_Declared,), {"loss_bound": bound})(d=3)
-    with pytest.raises(DomainError, match=r"^environment 'Odd\(d=3\)' declares loss_bound = " + words.replace("(", r"\(")
-                       .replace(")", r"\)").replace("+", r"\+")):
+    escaped = words.replace("(", r"\(").replace(")", r"\)").replace("+", r"\+")
+    with pytest.raises(DomainError, match=r"^environment 'Odd\(d=3\)' declares loss_bound = " + escaped):
         ol.simulate(env, [ol.make_learner("meg")], T=3)
     with pytest.raises(CheckError, match=r"^environment 'Odd' declares loss_bound"):
         check_environment(env, T=3)
@@ -187,12 +188,14 @@ class Global(_Declared):
 class PyRandom(_Declared):
     def emit(self, t, history):
         import random
-        return ol.DenseLoss(np.broadcast_to(np.eye(self.d) * random.uniform(0.1, 0.4), (self.replicates, self.d, self.d)))
+        scale = random.uniform(0.1, 0.4)
+        return ol.DenseLoss(np.broadcast_to(np.eye(self.d) * scale, (self.replicates, self.d, self.d)))
 
 
 def test_check_catches_global_rng():
     state = np.random.get_state()
-    for cls, used in ((Global, "numpy's global RNG \\(np\\.random\\.\\* functions\\)"), (PyRandom, "the random module")):
+    for cls, used in ((Global, "numpy's global RNG \\(np\\.random\\.\\* functions\\)"),
+                      (PyRandom, "the random module")):
         with pytest.raises(CheckError, match=rf"^{cls.__name__}: the run drew from {used}; draw randomness only from "
                                              r"self\.rng \(set by reset\)"):
             check_environment(cls(d=3), T=4)

@@ -1,4 +1,5 @@
-"""Bad input: each case raises an onlinelab.errors exception that names the field (or environment and round) and the fix."""
+"""Bad input: each case raises an onlinelab.errors exception that names the field
+(or environment and round) and the fix."""
 import numpy as np
 import pytest
 
@@ -23,7 +24,8 @@ def test_unknown_config_key_suggests_the_right_one():
 def test_unknown_top_level_table():
     data = _cfg()
     data["learner"] = data.pop("learners")
-    with pytest.raises(UnknownNameError, match=r"unknown key 'learner' in the config's top level \(did you mean 'learners'\?\)"):
+    with pytest.raises(UnknownNameError,
+                       match=r"unknown key 'learner' in the config's top level \(did you mean 'learners'\?\)"):
         C.parse(data)
 
 
@@ -35,9 +37,11 @@ def test_unknown_learner_parameter():
 
 
 def test_wrong_type_names_field_and_fix():
-    with pytest.raises(ConfigTypeError, match=r"run\.rounds must be an integer, got '100' \(str\); write a whole number"):
+    with pytest.raises(ConfigTypeError,
+                       match=r"run\.rounds must be an integer, got '100' \(str\); write a whole number"):
         C.parse(_cfg(rounds="100"))
-    with pytest.raises(ConfigTypeError, match=r"run\.replicates must be an integer, got 2\.0 \(float\); write run\.replicates = 2"):
+    with pytest.raises(ConfigTypeError,
+                       match=r"run\.replicates must be an integer, got 2\.0 \(float\); write run\.replicates = 2"):
         C.parse(_cfg(replicates=2.0))
 
 
@@ -68,9 +72,11 @@ def test_horizon_at_least_one():
 def test_unknown_names_suggest_close_ones():
     with pytest.raises(UnknownNameError, match=r"unknown learner 'logdet-omb' \(did you mean 'logdet-omd'\?\)"):
         ol.make_learner("logdet-omb")
-    with pytest.raises(UnknownNameError, match=r"unknown environment 'spiked-covariace' \(did you mean 'spiked-covariance'\?\)"):
+    with pytest.raises(UnknownNameError,
+                       match=r"unknown environment 'spiked-covariace' \(did you mean 'spiked-covariance'\?\)"):
         ol.make_environment("spiked-covariace")
-    with pytest.raises(UnknownNameError, match=r"sampler must be one of 'dense', 'sparse', 'full', got 'sprase' \(did you mean 'sparse'\?\)"):
+    with pytest.raises(UnknownNameError, match=r"sampler must be one of 'dense', 'sparse', 'full', got 'sprase' "
+                                               r"\(did you mean 'sparse'\?\)"):
         ol.make_learner("logdet-omd", sampler="sprase")
 
 
@@ -95,7 +101,8 @@ def test_non_symmetric_loss_names_environment_and_round():
         m[:, 0, 1] = 0.5
         return ol.DenseLoss(m)
 
-    with pytest.raises(LossError, match=r"environment 'bad-env\(d=3\)', round 4: loss is not symmetric .*emit \(L \+ Lᵀ\)/2"):
+    with pytest.raises(LossError,
+                       match=r"environment 'bad-env\(d=3\)', round 4: loss is not symmetric .*emit \(L \+ Lᵀ\)/2"):
         ol.simulate(_emitting(_at_round(4, bad)), [ol.make_learner("meg")], T=10)
 
 
@@ -143,13 +150,15 @@ class _NegativeArm(AdversarialArms):
         return LinearLoss(self._negative(loss.G.copy(), t), loss.domain)
 
     def emit_block(self, t, n):
-        rows = np.stack([self._negative(loss.G.copy(), t + i) for i, loss in enumerate(super().emit_block(t, n).rounds)])
+        rounds = super().emit_block(t, n).rounds
+        rows = np.stack([self._negative(loss.G.copy(), t + i) for i, loss in enumerate(rounds)])
         return LossBlock.of_rows(LinearLoss, rows, domain=self._simplex)
 
 
 @pytest.mark.parametrize("blocks", [True, False])
 def test_a_vector_loss_of_the_wrong_sign_names_round_replicate_and_entry(blocks):
-    env = _NegativeArm(d=4) if blocks else type("PerRound", (_NegativeArm,), {"emit_block": ol.Environment.emit_block})(d=4)
+    per_round = type("PerRound", (_NegativeArm,), {"emit_block": ol.Environment.emit_block})
+    env = _NegativeArm(d=4) if blocks else per_round(d=4)
     with pytest.raises(LossError, match=r"round 37: loss entry ℓ\[2\] = -0\.5 in replicate 1 is negative, but the "
                                         r"environment declares psd = True .* or declare psd = None"):
         ol.simulate(env, [ol.make_learner("exp3")], T=50, replicates=2)
@@ -158,7 +167,8 @@ def test_a_vector_loss_of_the_wrong_sign_names_round_replicate_and_entry(blocks)
 
 
 def test_a_non_finite_parameter_suggests_a_finite_one():
-    with pytest.raises(ConfigError, match=r"gamma must be finite, got nan; pass an ordinary number, e\.g\. gamma = 0\.1"):
+    with pytest.raises(ConfigError,
+                       match=r"gamma must be finite, got nan; pass an ordinary number, e\.g\. gamma = 0\.1"):
         ol.make_learner("exp3-auer", gamma=float("nan"))
 
 

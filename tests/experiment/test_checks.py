@@ -65,7 +65,8 @@ def test_the_play_block_check_is_reported_only_when_a_block_was_played_whole(lea
 
 
 def test_a_play_block_that_differs_from_its_rounds_is_caught():
-    with pytest.raises(CheckError, match=r"Skewed.play_block: a run in blocks differs from the same run round by round"):
+    with pytest.raises(CheckError,
+                       match=r"Skewed.play_block: a run in blocks differs from the same run round by round"):
         check_learner(Skewed(regularizer="entropy"), "adversarial-arms", T=40)
 
 

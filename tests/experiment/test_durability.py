@@ -262,7 +262,8 @@ class StopArrivalsAt(D.Durable):
 def test_an_arrivals_run_stops_on_a_signal_and_resume_replays_it(tmp_path):
     cfg_dict = {"run": {"rounds": 60, "replicates": 2, "checkpoints": 6, "seed": 1},
                 "environments": [{"name": "spiked-stream", "d": 5, "k": 1}],
-                "learners": [{"name": "oja", "qr": "block"}], "arrivals": {"rate": 2.0, "service": 0.1, "overhead": 1.0}}
+                "learners": [{"name": "oja", "qr": "block"}],
+                "arrivals": {"rate": 2.0, "service": 0.1, "overhead": 1.0}}
     full, _ = run_experiment(cfg_dict, out=tmp_path / "full", checkpoint_seconds=None)
     cfg = C.parse(cfg_dict)
     resolved = C.resolved(cfg)

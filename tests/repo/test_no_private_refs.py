@@ -40,7 +40,8 @@ def test_nothing_points_at_the_shared_folder_or_spec():
     for path in _files():
         for lineno, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
             if FORBIDDEN.search(line):
-                hits.append(f"{path.relative_to(ROOT) if ROOT in path.parents else path}:{lineno}: {line.strip()[:120]}")
+                shown = path.relative_to(ROOT) if ROOT in path.parents else path
+                hits.append(f"{shown}:{lineno}: {line.strip()[:120]}")
     assert not hits, ("user-visible references to the private notes; cite docs/theory instead "
                       "(e.g. 'theory §1.5', docs/theory/01-bandit-pca.md):\n" + "\n".join(hits))
 
