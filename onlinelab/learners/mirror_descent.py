@@ -28,11 +28,12 @@ import numpy as np
 
 from onlinelab.bounds.oco import ftrl_bound, prescient_bound
 from onlinelab.core import validation as v
+from onlinelab.core.docs import shared_params
 from onlinelab.core.protocol import Play
 from onlinelab.core.registry import register_learner
 from onlinelab.errors import DomainError
 from onlinelab.geometry.mirror import get_mirror, mirror_beta, mirror_range, mirror_solve, mirror_step
-from onlinelab.learners.oco_base import OCOLearner, OCOState, linear_term, require_linear
+from onlinelab.learners.oco_base import OCO_PARAMS, OCOLearner, OCOState, linear_term, require_linear
 
 
 class _Mirror(OCOLearner):
@@ -105,21 +106,13 @@ class _Mirror(OCOLearner):
 
 
 @register_learner("ftrl")
+@shared_params(OCO_PARAMS)
 class FTRL(_Mirror):
     """Follow the regularised leader on linearised losses (Hedge/MEG with entropy, Frobenius FTRL, ...).
 
     Parameters
     ----------
-    regularizer : {"euclidean", "entropy", "log-barrier"} or alias, default "euclidean"
-        Mirror map φ (aliases ``"frobenius"``, ``"von-neumann"``, ``"log-det"`` name the spectral
-        versions); its range over the domain enters the bound (theory §3.2).
-    eta : float or None, default None
-        Learning rate η > 0; ``None`` tunes it for the run, √(2β·range/(T·loss_bound²)) (or 1/√T when
-        the regulariser's range is infinite).
-    weights : {"constant", "linear"}, float or list of float, default "constant"
-        Round weights α_t > 0 (theory §3.1).
-    domain : str or None, default None
-        Decision set; ``None`` plays the environment's declared domain.
+    {params: regularizer, eta, weights, domain}
     """
 
     def act(self, state, rng) -> Play:
@@ -157,21 +150,13 @@ class FTRL(_Mirror):
 
 
 @register_learner("optimistic-ftrl")
+@shared_params(OCO_PARAMS)
 class OptimisticFTRL(_Mirror):
     """Optimistic FTRL: the past gradients plus the hint α_t g_{t−1} (constants [unconf], theory §3.2).
 
     Parameters
     ----------
-    regularizer : {"euclidean", "entropy", "log-barrier"} or alias, default "euclidean"
-        Mirror map φ (aliases ``"frobenius"``, ``"von-neumann"``, ``"log-det"`` name the spectral
-        versions); its range over the domain enters the bound (theory §3.2).
-    eta : float or None, default None
-        Learning rate η > 0; ``None`` tunes it for the run, √(2β·range/(T·loss_bound²)) (or 1/√T when
-        the regulariser's range is infinite).
-    weights : {"constant", "linear"}, float or list of float, default "constant"
-        Round weights α_t > 0 (theory §3.1).
-    domain : str or None, default None
-        Decision set; ``None`` plays the environment's declared domain.
+    {params: regularizer, eta, weights, domain}
     """
 
     def act(self, state, rng) -> Play:
@@ -185,21 +170,13 @@ class OptimisticFTRL(_Mirror):
 
 
 @register_learner("ftrl+")
+@shared_params(OCO_PARAMS)
 class FTRLPlus(_Mirror):
     """Prescient FTRL on linear losses: includes this round's loss; regret ≤ range/η.
 
     Parameters
     ----------
-    regularizer : {"euclidean", "entropy", "log-barrier"} or alias, default "euclidean"
-        Mirror map φ (aliases ``"frobenius"``, ``"von-neumann"``, ``"log-det"`` name the spectral
-        versions); its range over the domain enters the bound (theory §3.2).
-    eta : float or None, default None
-        Learning rate η > 0; ``None`` tunes it for the run, √(2β·range/(T·loss_bound²)) (or 1/√T when
-        the regulariser's range is infinite).
-    weights : {"constant", "linear"}, float or list of float, default "constant"
-        Round weights α_t > 0 (theory §3.1).
-    domain : str or None, default None
-        Decision set; ``None`` plays the environment's declared domain.
+    {params: regularizer, eta, weights, domain}
     """
 
     prescient = True
@@ -245,6 +222,7 @@ class _OMDBase(_Mirror):
 
 
 @register_learner("omd")
+@shared_params(OCO_PARAMS)
 class OMD(_OMDBase):
     """Online mirror descent, linearised: z_{t+1} = argmin γα_t⟨g_t, z⟩ + D_φ(z, z_t) (Euclidean: projected GD).
 
@@ -252,14 +230,7 @@ class OMD(_OMDBase):
     ----------
     regularizer : {"euclidean", "entropy", "log-barrier"} or alias, default "euclidean"
         Mirror map φ; Euclidean OMD is projected gradient descent.
-    gamma : float or None, default None
-        Step size γ > 0; ``None`` tunes it for the run like FTRL's η.
-    z0 : array-like or None, default None
-        Starting point z_0; ``None`` starts at the domain's centre (argmin φ), which the bound assumes.
-    weights : {"constant", "linear"}, float or list of float, default "constant"
-        Round weights α_t > 0 (theory §3.1).
-    domain : str or None, default None
-        Decision set; ``None`` plays the environment's declared domain.
+    {params: gamma, z0, weights, domain}
     """
 
     def act(self, state, rng) -> Play:
@@ -270,6 +241,7 @@ class OMD(_OMDBase):
 
 
 @register_learner("omd+")
+@shared_params(OCO_PARAMS)
 class OMDPlus(_OMDBase):
     """Implicit (prescient) OMD on linear losses: z_t = argmin γα_tℓ_t(z) + D_φ(z, z_{t−1}); regret ≤ D/γ.
 
@@ -277,14 +249,7 @@ class OMDPlus(_OMDBase):
     ----------
     regularizer : {"euclidean", "entropy", "log-barrier"} or alias, default "euclidean"
         Mirror map φ; Euclidean OMD is projected gradient descent.
-    gamma : float or None, default None
-        Step size γ > 0; ``None`` tunes it for the run like FTRL's η.
-    z0 : array-like or None, default None
-        Starting point z_0; ``None`` starts at the domain's centre (argmin φ), which the bound assumes.
-    weights : {"constant", "linear"}, float or list of float, default "constant"
-        Round weights α_t > 0 (theory §3.1).
-    domain : str or None, default None
-        Decision set; ``None`` plays the environment's declared domain.
+    {params: gamma, z0, weights, domain}
     """
 
     prescient = True

@@ -30,9 +30,10 @@ from typing import NamedTuple
 import numpy as np
 
 from onlinelab.core import validation as v
+from onlinelab.core.docs import shared_params
 from onlinelab.core.registry import register_learner
 from onlinelab.geometry.subspaces import orthonormalize, random_basis
-from onlinelab.learners.streaming_base import StepSchedule, SubspaceLearner, samples_of
+from onlinelab.learners.streaming_base import STREAM_PARAMS, StepSchedule, SubspaceLearner, samples_of
 
 
 class AEState(NamedTuple):
@@ -97,20 +98,15 @@ class _Autoencoder(SubspaceLearner):
 
 
 @register_learner("linear-ae")
+@shared_params(STREAM_PARAMS)
 class LinearAE(_Autoencoder):
     """Linear autoencoder x ↦ W_d W_eᵀ x trained by SGD on ½‖x̂ − x‖²; its span tends to the PCA subspace.
 
     Parameters
     ----------
-    k : int, default 1
-        Dimension of the tracked subspace, 1 ≤ k < d.
+    {params: k}
 
-    step : float, default 0.1
-        Step constant c > 0 of the schedule.
-    schedule : {"constant", "inverse", "inverse_sqrt"}, default "constant"
-        η_n = c, c/(n + t₀) or c/√(n + t₀), with n counting samples.
-    t0 : float, default 0.0
-        Offset t₀ of the schedule (> −1).
+    {params: step, schedule, t0}
     """
 
     def __init__(self, k: int = 1, step: float = 0.1, schedule: str = "constant", t0: float = 0.0):
@@ -118,20 +114,15 @@ class LinearAE(_Autoencoder):
 
 
 @register_learner("tanh-ae")
+@shared_params(STREAM_PARAMS)
 class TanhAE(_Autoencoder):
     """One-hidden-layer autoencoder x ↦ W_d tanh(W_eᵀ x + b_e) + b_d trained by SGD.
 
     Parameters
     ----------
-    k : int, default 1
-        Dimension of the tracked subspace, 1 ≤ k < d.
+    {params: k}
 
-    step : float, default 0.1
-        Step constant c > 0 of the schedule.
-    schedule : {"constant", "inverse", "inverse_sqrt"}, default "constant"
-        η_n = c, c/(n + t₀) or c/√(n + t₀), with n counting samples.
-    t0 : float, default 0.0
-        Offset t₀ of the schedule (> −1).
+    {params: step, schedule, t0}
     """
 
     activation = "tanh"
@@ -141,25 +132,20 @@ class TanhAE(_Autoencoder):
 
 
 @register_learner("denoising-ae")
+@shared_params(STREAM_PARAMS)
 class DenoisingAE(_Autoencoder):
     """Denoising autoencoder: reconstruct x from x + σn, fresh n ~ N(0, I) every step (linear or tanh).
 
     Parameters
     ----------
-    k : int, default 1
-        Dimension of the tracked subspace, 1 ≤ k < d.
+    {params: k}
 
     noise : float, default 0.5
         Standard deviation σ of the Gaussian noise added to each input (fresh every step).
     activation : {"linear", "tanh"}, default "linear"
         Encoder activation; linear with squared loss has the shrunk-PCA optimum of theory §4.
 
-    step : float, default 0.1
-        Step constant c > 0 of the schedule.
-    schedule : {"constant", "inverse", "inverse_sqrt"}, default "constant"
-        η_n = c, c/(n + t₀) or c/√(n + t₀), with n counting samples.
-    t0 : float, default 0.0
-        Offset t₀ of the schedule (> −1).
+    {params: step, schedule, t0}
     """
 
     def __init__(self, k: int = 1, noise: float = 0.5, activation: str = "linear", step: float = 0.1,

@@ -28,12 +28,21 @@ import numpy as np
 
 from onlinelab.core import validation as v
 from onlinelab.core.base import Learner
+from onlinelab.core.docs import Param
 from onlinelab.core.protocol import EigenPlay, Play
 from onlinelab.errors import ConfigError, LossError
 from onlinelab.geometry.linalg import orthonormality_error
 from onlinelab.geometry.subspaces import check_rank, orthonormalize, polar, random_basis  # noqa: F401  (re-exported for the streaming learners)
 
 SCHEDULES = ("constant", "inverse", "inverse_sqrt")
+# The streaming learners' shared parameters, documented once (onlinelab.core.docs: ``{params: k, step}``).
+STREAM_PARAMS = {
+    "k": Param("int", "Dimension of the tracked subspace, 1 ≤ k < d."),
+    "step": Param("float", "Step constant c > 0 of the schedule."),
+    "schedule": Param('{"constant", "inverse", "inverse_sqrt"}',
+                      "η_n = c, c/(n + t₀) or c/√(n + t₀), with n counting samples."),
+    "t0": Param("float", "Offset t₀ of the schedule (> −1)."),
+}
 
 
 class StepSchedule:

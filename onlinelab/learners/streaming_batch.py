@@ -24,10 +24,11 @@ from typing import NamedTuple
 import numpy as np
 
 from onlinelab.core import validation as v
+from onlinelab.core.docs import shared_params
 from onlinelab.core.registry import register_learner
 from onlinelab.errors import ConfigError
 from onlinelab.geometry.subspaces import random_basis
-from onlinelab.learners.streaming_base import SubspaceLearner, samples_of
+from onlinelab.learners.streaming_base import STREAM_PARAMS, SubspaceLearner, samples_of
 
 
 class BatchPCAState(NamedTuple):
@@ -37,13 +38,13 @@ class BatchPCAState(NamedTuple):
 
 
 @register_learner("batch-pca")
+@shared_params(STREAM_PARAMS)
 class BatchPCA(SubspaceLearner):
     """Top-k eigenvectors of the second moment of all samples seen so far (refreshed every ``refresh`` rounds).
 
     Parameters
     ----------
-    k : int, default 1
-        Dimension of the tracked subspace, 1 ≤ k < d.
+    {params: k}
 
     refresh : int, default 1
         Recompute the top-k eigenvectors every this many rounds.
@@ -74,13 +75,13 @@ class IPCAState(NamedTuple):
 
 
 @register_learner("incremental-pca")
+@shared_params(STREAM_PARAMS)
 class IncrementalPCALearner(SubspaceLearner):
     """scikit-learn's IncrementalPCA, partial_fit on every full chunk of ``batch_size`` samples.
 
     Parameters
     ----------
-    k : int, default 1
-        Dimension of the tracked subspace, 1 ≤ k < d.
+    {params: k}
 
     batch_size : int, default 100
         Samples per ``partial_fit`` call of scikit-learn's IncrementalPCA.

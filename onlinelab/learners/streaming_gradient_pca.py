@@ -33,11 +33,12 @@ from typing import NamedTuple
 import numpy as np
 
 from onlinelab.core import validation as v
+from onlinelab.core.docs import shared_params
 from onlinelab.core.registry import register_learner
 from onlinelab.core.rng import BatchRNG
 from onlinelab.errors import ConfigError
 from onlinelab.geometry.subspaces import check_rank, polar, random_basis
-from onlinelab.learners.streaming_base import StepSchedule, SubspaceLearner, check_finite, samples_of
+from onlinelab.learners.streaming_base import STREAM_PARAMS, StepSchedule, SubspaceLearner, check_finite, samples_of
 
 ARMIJO_C, ARMIJO_SHRINK, ARMIJO_MAX = 1e-4, 0.5, 30
 
@@ -94,13 +95,13 @@ class GradientPCAState(NamedTuple):
 
 
 @register_learner("gradient-pca")
+@shared_params(STREAM_PARAMS)
 class GradientPCA(SubspaceLearner):
     """Gradient descent on ‖UUᵀX − X‖² with a polar retraction, one step per mini-batch (theory §4).
 
     Parameters
     ----------
-    k : int, default 1
-        Dimension of the tracked subspace, 1 ≤ k < d.
+    {params: k}
 
     step : float, default 1.0
         Step multiplier: η = step / (16 λ_max(C)) with ``line_search="none"`` (``step = 1`` is the safe
@@ -109,8 +110,7 @@ class GradientPCA(SubspaceLearner):
         Fixed safe step or Armijo backtracking.
     schedule : {"constant", "inverse", "inverse_sqrt"}, default "constant"
         Decay of the step multiplier over samples n.
-    t0 : float, default 0.0
-        Offset t₀ of the schedule (> −1).
+    {params: t0}
     """
 
     def __init__(self, k: int = 1, step: float = 1.0, line_search: str = "none", schedule: str = "constant",

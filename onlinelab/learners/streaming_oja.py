@@ -30,9 +30,10 @@ from typing import NamedTuple
 import numpy as np
 
 from onlinelab.core import validation as v
+from onlinelab.core.docs import shared_params
 from onlinelab.core.registry import register_learner
 from onlinelab.geometry.subspaces import orthonormalize, random_basis
-from onlinelab.learners.streaming_base import StepSchedule, SubspaceLearner, samples_of, subspace_play
+from onlinelab.learners.streaming_base import STREAM_PARAMS, StepSchedule, SubspaceLearner, samples_of, subspace_play
 
 CADENCES = ("step", "periodic", "block")
 
@@ -48,20 +49,15 @@ def _schedule(learner) -> StepSchedule:
 
 
 @register_learner("oja")
+@shared_params(STREAM_PARAMS)
 class Oja(SubspaceLearner):
     """Oja's streaming PCA, k components, QR every step, every m steps, or once per block.
 
     Parameters
     ----------
-    k : int, default 1
-        Dimension of the tracked subspace, 1 ≤ k < d.
+    {params: k}
 
-    step : float, default 1.0
-        Step constant c > 0 of the schedule.
-    schedule : {"constant", "inverse", "inverse_sqrt"}, default "inverse"
-        η_n = c, c/(n + t₀) or c/√(n + t₀), with n counting samples.
-    t0 : float, default 10.0
-        Offset t₀ of the schedule (> −1).
+    {params: step, schedule, t0}
 
     qr : {"step", "periodic", "block"}, default "step"
         When the QR runs: after every sample, every ``qr_every`` samples, or once per block.
@@ -112,17 +108,13 @@ class KrasulinaState(NamedTuple):
 
 
 @register_learner("krasulina")
+@shared_params(STREAM_PARAMS)
 class Krasulina(SubspaceLearner):
     """Krasulina's streaming top eigenvector (k = 1), one sample at a time.
 
     Parameters
     ----------
-    step : float, default 1.0
-        Step constant c > 0 of the schedule.
-    schedule : {"constant", "inverse", "inverse_sqrt"}, default "inverse"
-        η_n = c, c/(n + t₀) or c/√(n + t₀), with n counting samples.
-    t0 : float, default 10.0
-        Offset t₀ of the schedule (> −1).
+    {params: step, schedule, t0}
     """
 
     k = 1

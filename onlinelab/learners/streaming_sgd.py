@@ -23,10 +23,11 @@ from typing import NamedTuple
 import numpy as np
 
 from onlinelab.core.base import Learner
+from onlinelab.core.docs import shared_params
 from onlinelab.core.protocol import Play
 from onlinelab.core.registry import register_learner
 from onlinelab.errors import DomainError
-from onlinelab.learners.streaming_base import StepSchedule, check_finite
+from onlinelab.learners.streaming_base import STREAM_PARAMS, StepSchedule, check_finite
 
 
 class SGDState(NamedTuple):
@@ -38,6 +39,7 @@ class SGDState(NamedTuple):
 
 
 @register_learner("sgd")
+@shared_params(STREAM_PARAMS)
 class SGD(Learner):
     """Stochastic gradient descent from w⁰ = 0 with step schedule τ_k and the τ-weighted average iterate.
 
@@ -45,10 +47,7 @@ class SGD(Learner):
     ----------
     step : float, default 0.1
         Step constant c > 0 of the schedule; the bound of theory §4 needs τ_k ≤ 1/L.
-    schedule : {"constant", "inverse", "inverse_sqrt"}, default "constant"
-        η_n = c, c/(n + t₀) or c/√(n + t₀), with n counting samples.
-    t0 : float, default 0.0
-        Offset t₀ of the schedule (> −1).
+    {params: schedule, t0}
     """
 
     feedback = "first_order"
