@@ -21,10 +21,19 @@ import numpy as np
 from onlinelab import errors
 from onlinelab.core import validation as v
 from onlinelab.core.base import Environment
+from onlinelab.core.docs import Param, shared_params
 from onlinelab.core.registry import register_environment
 from onlinelab.geometry.domains import Box
 from onlinelab.losses.data import DataLoss
 from onlinelab.losses.datasets import Margin, Risk, load_data
+
+# The three data streams' shared parameters (onlinelab.core.docs).
+_DATA_PARAMS = {
+    "dataset": Param("str", "Bundled scikit-learn data set to stream."),
+    "batch": Param("int", "Mini-batch size b of each round's risk."),
+    "lam": Param("float", "Ridge weight λ (the losses are λ-strongly convex)."),
+    "radius": Param("float", "Half-width r of the box domain [−r, r]ⁿ."),
+}
 
 
 class _DataStream(Environment):
@@ -56,19 +65,13 @@ class _DataStream(Environment):
 
 
 @register_environment("logistic-data")
+@shared_params(_DATA_PARAMS)
 class LogisticData(_DataStream):
     """Logistic regression on mini-batches of the breast-cancer data, ridge λ, box of half-width ``radius``.
 
     Parameters
     ----------
-    dataset : str, default "breast-cancer"
-        Bundled scikit-learn data set to stream.
-    batch : int, default 1
-        Mini-batch size b of each round's risk.
-    lam : float, default 0.01
-        Ridge weight λ (the losses are λ-strongly convex).
-    radius : float, default 2.0
-        Half-width r of the box domain [−r, r]ⁿ.
+    {params: dataset, batch, lam, radius}
     """
 
     loss_name = "logistic"
@@ -78,19 +81,13 @@ class LogisticData(_DataStream):
 
 
 @register_environment("huber-data")
+@shared_params(_DATA_PARAMS)
 class HuberData(_DataStream):
     """Huber regression of the ±1 labels on mini-batches of the breast-cancer data, ridge λ, threshold δ.
 
     Parameters
     ----------
-    dataset : str, default "breast-cancer"
-        Bundled scikit-learn data set to stream.
-    batch : int, default 1
-        Mini-batch size b of each round's risk.
-    lam : float, default 0.01
-        Ridge weight λ (the losses are λ-strongly convex).
-    radius : float, default 2.0
-        Half-width r of the box domain [−r, r]ⁿ.
+    {params: dataset, batch, lam, radius}
 
     delta : float, default 1.0
         Threshold δ of the Huber loss.
@@ -105,19 +102,13 @@ class HuberData(_DataStream):
 
 
 @register_environment("hinge-data")
+@shared_params(_DATA_PARAMS)
 class HingeData(_DataStream):
     """The soft-margin SVM's hinge loss on mini-batches of the breast-cancer data, ridge λ (theory §9).
 
     Parameters
     ----------
-    dataset : str, default "breast-cancer"
-        Bundled scikit-learn data set to stream.
-    batch : int, default 1
-        Mini-batch size b of each round's risk.
-    lam : float, default 0.01
-        Ridge weight λ (the losses are λ-strongly convex).
-    radius : float, default 2.0
-        Half-width r of the box domain [−r, r]ⁿ.
+    {params: dataset, batch, lam, radius}
     """
 
     loss_name = "hinge"

@@ -30,12 +30,25 @@ import numpy as np
 from onlinelab.core import validation as v
 from onlinelab.core.base import Environment
 from onlinelab.core.blocks import LossBlock
+from onlinelab.core.docs import Param, shared_params
 from onlinelab.core.protocol import EigenPlay
 from onlinelab.core.registry import register_environment
 from onlinelab.errors import ConfigError
 from onlinelab.geometry import subspace_metrics as M
 from onlinelab.geometry.subspaces import check_rank
 from onlinelab.losses.streaming import SampleLoss
+
+# The spiked streams' shared parameters (onlinelab.core.docs).
+_SPIKED_PARAMS = {
+    "d": Param("int", "Dimension of the samples."),
+    "k": Param("int", "Dimension of the target subspace, 1 ≤ k < d."),
+    "spikes": Param("list of float or None", "The k variances along the target subspace, each above ``noise``; "
+                                             "``None`` spaces them evenly from 5 down to 3."),
+    "noise": Param("float", "Variance in every other direction (the eigengap is min(spikes) − noise)."),
+    "block": Param("int", "Samples per round (one SampleLoss carries the block)."),
+    "basis_seed": Param("int", "Seed of the fixed random target basis (the same for every replicate and run seed)."),
+    "n_test": Param("int", "Held-out samples for the reconstruction-error metric."),
+}
 
 
 class SubspaceStream(Environment):
@@ -74,26 +87,13 @@ class SubspaceStream(Environment):
 
 
 @register_environment("spiked-stream")
+@shared_params(_SPIKED_PARAMS)
 class SpikedStream(SubspaceStream):
     """Gaussian samples with a spiked covariance (top-k subspace known), ``block`` samples per round.
 
     Parameters
     ----------
-    d : int, default 20
-        Dimension of the samples.
-    k : int, default 3
-        Dimension of the target subspace, 1 ≤ k < d.
-    spikes : list of float or None, default None
-        The k variances along the target subspace, each above ``noise``; ``None`` spaces them evenly
-        from 5 down to 3.
-    noise : float, default 1.0
-        Variance in every other direction (the eigengap is min(spikes) − noise).
-    block : int, default 1
-        Samples per round (one SampleLoss carries the block).
-    basis_seed : int, default 0
-        Seed of the fixed random target basis (the same for every replicate and run seed).
-    n_test : int, default 256
-        Held-out samples for the reconstruction-error metric.
+    {params: d, k, spikes, noise, block, basis_seed, n_test}
     """
 
     def __init__(self, d: int = 20, k: int = 3, spikes=None, noise: float = 1.0, block: int = 1,
@@ -173,26 +173,13 @@ class SpikedStream(SubspaceStream):
 
 
 @register_environment("rotating-subspace")
+@shared_params(_SPIKED_PARAMS)
 class RotatingSubspace(SpikedStream):
     """A spiked stream whose subspace turns at ``speed`` radians per sample (needs 2k ≤ d).
 
     Parameters
     ----------
-    d : int, default 20
-        Dimension of the samples.
-    k : int, default 2
-        Dimension of the target subspace, 1 ≤ k < d.
-    spikes : list of float or None, default None
-        The k variances along the target subspace, each above ``noise``; ``None`` spaces them evenly
-        from 5 down to 3.
-    noise : float, default 1.0
-        Variance in every other direction (the eigengap is min(spikes) − noise).
-    block : int, default 1
-        Samples per round (one SampleLoss carries the block).
-    basis_seed : int, default 0
-        Seed of the fixed random target basis (the same for every replicate and run seed).
-    n_test : int, default 256
-        Held-out samples for the reconstruction-error metric.
+    {params: d, k, spikes, noise, block, basis_seed, n_test}
 
     speed : float, default 0.001
         Rotation of the subspace, in radians per sample (needs 2k ≤ d).
