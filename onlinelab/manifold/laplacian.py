@@ -18,8 +18,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from onlinelab.core import validation as v
+from onlinelab.core.docs import shared_params
 from onlinelab.errors import DataError
-from onlinelab.manifold.base import ManifoldEstimator
+from onlinelab.manifold.base import MANIFOLD_PARAMS, ManifoldEstimator
 from onlinelab.manifold.core import sign_fix, trace_optimize
 from onlinelab.manifold.density import ale_weights, vrle_weights
 from onlinelab.manifold.graphs import (
@@ -74,6 +75,7 @@ def affinity_matrix(X, weights: str = "heat", n_neighbors: int = 10, mode: str =
     return W, extras
 
 
+@shared_params(MANIFOLD_PARAMS)
 class LaplacianEigenmaps(ManifoldEstimator):
     """Laplacian eigenmaps (LE) and its density-adapted variants ALE and VRLE (theory §7).
 
@@ -98,8 +100,7 @@ class LaplacianEigenmaps(ManifoldEstimator):
         Kernel denominator (heat: mean squared edge length; ALE/VRLE: t).
     radius : float, default 10.0
         VRLE's average neighbour count R.
-    solver : {"auto", "dense", "arpack", "lobpcg"}, default "auto"
-        Passed to :func:`~onlinelab.manifold.trace_optimize`.
+    {params: solver}
     random_state : int, default 0
         Seed of the iterative solver's start vector.
     """
