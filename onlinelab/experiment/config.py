@@ -88,6 +88,25 @@ class ExperimentConfig:
             learners[label] = lrn
         return envs, learners
 
+    def simulate(self, *, progress: bool = False, durable=None):
+        """Play the run this config describes, every key taking effect (delay, arrivals, comparator included).
+
+        The one build path of a regret run: ``onlinelab run``, a durable run's resume and every sweep cell
+        come here, so a cell is exactly the plain run of its ``config.toml``.
+
+        Parameters
+        ----------
+        progress : bool, default False
+            Show a progress bar.
+        durable : onlinelab.experiment.durable.Durable or None, default None
+            Checkpoint hooks (:mod:`onlinelab.experiment.durable`).
+        """
+        from onlinelab.simulation.simulator import simulate
+        envs, learners = self.build()
+        return simulate(envs, learners, T=self.rounds, replicates=self.replicates, seed=self.seed,
+                        checkpoints=self.checkpoints, progress=progress, durable=durable, delay=self.delay,
+                        arrivals=self.arrivals, comparator=self.comparator)
+
 
 def _instantiate(cls, kind, spec: Spec):
     allowed = cls.param_names()
@@ -119,7 +138,8 @@ def _specs(raw, kind: str) -> list[Spec]:
     out = []
     for i, table in enumerate(raw):
         if "name" not in table:
-            raise ConfigError(f"[[{kind}]] number {i + 1} has no name; add name = \"...\" (`onlinelab list` shows them)")
+            raise ConfigError(f"[[{kind}]] number {i + 1} has no name; add name = \"...\" "
+                              "(`onlinelab list` shows them)")
         params = {k: val for k, val in table.items() if k not in ("name", "label")}
         if not isinstance(table["name"], str):
             raise ConfigTypeError(f"[[{kind}]] number {i + 1}: name must be a string, got {table['name']!r} "
@@ -196,8 +216,8 @@ def _plugin_paths(raw) -> list:
 def _table(data: dict, key: str):
     raw = data.get(key)
     if raw is not None and not isinstance(raw, dict):
-        raise ConfigTypeError(f"{key} must be a table ([{key}]), got {raw!r}; e.g. [{key}] with kind = \"fixed\", d = 3"
-                              if key == "delay" else f"{key} must be a table ([{key}]), got {raw!r}; e.g. [{key}] rate = 2.0")
+        example = '[delay] with kind = "fixed", d = 3' if key == "delay" else f"[{key}] rate = 2.0"
+        raise ConfigTypeError(f"{key} must be a table ([{key}]), got {raw!r}; e.g. {example}")
     return raw
 
 

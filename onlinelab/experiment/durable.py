@@ -110,7 +110,8 @@ class Durable:
         self.done[env_label] = result
 
     def after_round(self, t: int, env_label: str, state, rounds: int = 1) -> None:
-        """Round t (the last of ``rounds`` played together, e.g. a block) finished: checkpoint when due, stop when asked."""
+        """Round t (the last of ``rounds`` played together, e.g. a block) finished: checkpoint when due, stop when
+        asked."""
         self.rounds_since += rounds
         self.last_round = (env_label, t)
         due = (self.every_rounds is not None and self.rounds_since >= self.every_rounds) or (
@@ -135,7 +136,8 @@ class Durable:
 
     @contextlib.contextmanager
     def signals(self):
-        """SIGINT/SIGTERM ask the loop to stop after the current round or block of rounds (a second one stops at once)."""
+        """SIGINT/SIGTERM ask the loop to stop after the current round or block of rounds (a second one stops at
+        once)."""
         def handler(signum, frame):
             if self.stop_signal is not None:  # asked twice: stop now
                 signal.signal(signum, signal.SIG_DFL)
@@ -175,15 +177,11 @@ def execute(cfg, resolved: dict, path: pathlib.Path, durable: Durable, progress:
     """Simulate ``cfg`` with ``durable`` hooks; install the finished run (with its ``plugins`` records and
     copies) over the claimed directory."""
     from onlinelab.experiment.plugins import record_in
-    from onlinelab.simulation.simulator import simulate
-    envs, learners = cfg.build()
     start = time.time()
     with warnings.catch_warnings(record=True) as caught, durable.signals():
         warnings.simplefilter("always")
-        try:
-            result = simulate(envs, learners, T=cfg.rounds, replicates=cfg.replicates, seed=cfg.seed,
-                              checkpoints=cfg.checkpoints, progress=progress, durable=durable,
-                              delay=cfg.delay, arrivals=cfg.arrivals, comparator=cfg.comparator)
+        try:  # the one build path of a regret run (a sweep cell takes it too): every key of cfg takes effect
+            result = cfg.simulate(progress=progress, durable=durable)
         except OnlinelabError as exc:
             if getattr(exc, "partial", None) is not None:  # what finished, beside the checkpoint
                 record_in(exc.partial.meta, None, plugins or [])
@@ -191,6 +189,7 @@ def execute(cfg, resolved: dict, path: pathlib.Path, durable: Durable, progress:
                 exc.run_dir = path
             raise
     result.meta["wall_s"] = time.time() - start
+    result.meta["kind"] = "regret"  # onlinelab.experiment.kinds.regret: load_run, compare and resume find the kind
     files = record_in(result.meta, None, plugins or [])
     storage.save_run(result, path, config=resolved, force=True, files=files)  # replaces the claimed directory
     for w in caught:  # re-raised only now, so that a violation never stops the run directory being written

@@ -16,10 +16,13 @@
     outliers = 0.05
 
 Problem keys: ``robust-pca`` (n, s, rank, outliers, size, alpha, gamma, tau, tol), ``completion`` (n, s,
-rank, fraction, gamma, tau, tol; ``tol`` is the reference solve's relative gradient tolerance), ``online-completion`` (n, s, rank, batch, holdout, gamma, tau),
-``lasso`` / ``huber-lasso`` / ``least-squares`` on the diabetes data (alpha, mu, step), ``svm-dual`` on
-the breast-cancer data (alpha); every problem takes ``accelerated`` and ``t_rule`` (not the online one).
-Unknown keys are errors with "did you mean".
+rank, fraction, gamma, tau, tol; ``tol`` is the reference solve's relative gradient tolerance),
+``online-completion`` (n, s, rank, batch, holdout, gamma, tau), ``lasso`` / ``huber-lasso`` /
+``least-squares`` on the diabetes data (alpha, mu, step), ``svm-dual`` on the breast-cancer data (alpha);
+every problem takes ``accelerated`` and ``t_rule`` (not the online one).
+Unknown keys are errors with "did you mean".  The resolved config (``config.toml``) writes every default of
+the problem out.  A solve is a pure function of its config, so sweeps and compare (the problem's headline
+curve overlaid) are supported; it is written only once finished, so there is nothing to resume.
 
 >>> res, cfg = run_bregman_config({"bregman": {"problem": "lasso", "alpha": 300.0}}, rounds=50)
 >>> table = cfg["bregman"]
@@ -38,11 +41,13 @@ from onlinelab.bregman.svm import svm_dual
 from onlinelab.core import validation as v
 from onlinelab.errors import ConfigError, ConfigTypeError, UnknownNameError, did_you_mean
 from onlinelab.experiment.config import run_table
+from onlinelab.experiment.kinds.protocol import RunKind, RunOutcome
 
 COMMON = {"accelerated": True, "t_rule": "recursive"}
 PROBLEMS = {
     "robust-pca": ({"n": 40, "s": 30, "rank": 3, "outliers": 0.05, "size": 10.0, "alpha": None, "gamma": None,
-                    "tau": 0.5, "tol": 1e-6, **COMMON}, "robust PCA of a random low-rank + sparse matrix (Algorithms 7/9)"),
+                    "tau": 0.5, "tol": 1e-6, **COMMON},
+                   "robust PCA of a random low-rank + sparse matrix (Algorithms 7/9)"),
     "completion": ({"n": 40, "s": 40, "rank": 2, "fraction": 0.5, "gamma": None, "tau": 1.0, "tol": 1e-6,
                     **COMMON},
                    "matrix completion of a random low-rank matrix (Algorithms 10/11)"),
@@ -54,6 +59,9 @@ PROBLEMS = {
     "least-squares": ({"step": None, **COMMON}, "least squares on the diabetes data: gradient descent's last iterate"),
     "svm-dual": ({"alpha": 1.0, **COMMON}, "soft-margin SVM dual on the breast-cancer data, primal-dual gap"),
 }
+
+
+FIXED_DATA = ("lasso", "huber-lasso", "least-squares", "svm-dual")  # one data set: replicates would all agree
 
 
 def listing() -> list[tuple[str, str]]:
@@ -87,8 +95,8 @@ def _solve(problem: str, p: dict, T: int, R: int, seed: int, checkpoints):
     return prox_gradient(prob, T, accelerated=acc, t_rule=rule, step=p["step"], checkpoints=checkpoints)[1]
 
 
-def run_bregman_config(data: dict, *, seed=None, rounds=None, replicates=None):
-    """Validate ``data`` (parsed TOML with a ``[bregman]`` table), solve; return ``(result, resolved config)``.
+def parse_bregman(data: dict, *, seed=None, rounds=None, replicates=None) -> dict:
+    """Validate ``data`` (parsed TOML with a ``[bregman]`` table); return the resolved config (every default out).
 
     Parameters
     ----------
@@ -98,7 +106,8 @@ def run_bregman_config(data: dict, *, seed=None, rounds=None, replicates=None):
         Command-line overrides of ``[run]``.
     """
     if not isinstance(data, dict) or not isinstance(data.get("bregman"), dict):
-        raise ConfigTypeError("a bregman config needs a [bregman] table with a problem; see onlinelab.experiment.kinds.bregman")
+        raise ConfigTypeError("a bregman config needs a [bregman] table with a problem; see "
+                              "onlinelab.experiment.kinds.bregman")
     v.known_keys("the config's top level", data, ("run", "bregman"))
     run = run_table(data, defaults={"rounds": 500, "replicates": 1}, seed=seed, rounds=rounds, replicates=replicates)
     T = v.integer("run.rounds", run["rounds"], minimum=1)
@@ -111,18 +120,74 @@ def run_bregman_config(data: dict, *, seed=None, rounds=None, replicates=None):
                                f"choose one of {', '.join(PROBLEMS)}")
     defaults = PROBLEMS[problem][0]
     v.known_keys(f"[bregman] (problem {problem!r})", table, defaults)
-    if R > 1 and problem in ("lasso", "huber-lasso", "least-squares", "svm-dual"):
+    if R > 1 and problem in FIXED_DATA:
         raise ConfigError(f"run.replicates = {R} but problem {problem!r} is one fixed data set (every replicate would "
                           "be the same run); set replicates = 1")
     params = {**defaults, **{k: _auto(val) for k, val in table.items()}}
-    result = _solve(problem, params, T, R, seed, run["checkpoints"])
-    resolved = {"run": {**run, "seed": seed, "rounds": T, "replicates": R},
-                "bregman": {"problem": problem, **{k: ("auto" if val is None else val) for k, val in params.items()}}}
-    return result, resolved
+    return {"run": {**run, "seed": seed, "rounds": T, "replicates": R},
+            "bregman": {"problem": problem, **{k: ("auto" if val is None else val) for k, val in params.items()}}}
 
 
-def run_outcome(data: dict, *, seed=None, rounds=None, replicates=None, progress=False):
-    """The ``[bregman]`` run kind (:mod:`onlinelab.experiment.kinds`): solve, and say what to print.
+def solve_resolved(resolved: dict):
+    """Solve the problem of a resolved config (:func:`parse_bregman`'s output, or a run's config.toml)."""
+    run, table = resolved["run"], dict(resolved["bregman"])
+    problem = table.pop("problem")
+    params = {k: _auto(val) for k, val in table.items()}
+    return _solve(problem, params, run["rounds"], run["replicates"], run["seed"], run["checkpoints"])
+
+
+def run_bregman_config(data: dict, *, seed=None, rounds=None, replicates=None):
+    """Validate ``data`` (parsed TOML with a ``[bregman]`` table), solve; return ``(result, resolved config)``.
+
+    Parameters
+    ----------
+    data : dict
+        The parsed TOML.
+    seed, rounds, replicates : int or None, default None
+        Command-line overrides of ``[run]``.
+    """
+    resolved = parse_bregman(data, seed=seed, rounds=rounds, replicates=replicates)
+    return solve_resolved(resolved), resolved
+
+
+class BregmanKind(RunKind):
+    """``[bregman]``: robust PCA, matrix completion and composite methods, each iterate against its rate curves."""
+
+    key = table = "bregman"
+    title = "robust PCA, completion and composite methods"
+    result = "onlinelab.bregman.loop:IterationResult"
+    refusals = {"resume": "a [bregman] run is written only once it has finished, so there is nothing to resume; "
+                          "run its config.toml again with `onlinelab run DIR/config.toml`"}
+
+    def parse(self, data, *, seed=None, rounds=None, replicates=None) -> dict:
+        return parse_bregman(data, seed=seed, rounds=rounds, replicates=replicates)
+
+    def run(self, spec: dict, *, progress: bool = False) -> RunOutcome:
+        result = solve_resolved(spec)
+        if result.meta.get("seed") is None:  # the methods record none; the instance was drawn with the run's
+            result.meta["seed"] = spec["run"]["seed"]
+        return RunOutcome(result, self.resolve(spec), result.summary_text(), result.exit_status())
+
+    def headline(self, result) -> str:
+        """The problem's first headline metric (e.g. the objective gap), which compare overlays."""
+        return result.meta["iteration"]["headline"][0]
+
+    def listing(self):
+        return listing()
+
+    def example(self) -> dict:
+        return {"run": {"name": "tiny-bregman", "rounds": 30, "replicates": 2, "checkpoints": 6, "seed": 2},
+                "bregman": {"problem": "robust-pca", "n": 10, "s": 8, "rank": 2}}
+
+    def refused_example(self) -> dict:
+        return {"run": {"name": "refused-bregman", "rounds": 10, "replicates": 3}, "bregman": {"problem": "lasso"}}
+
+
+KIND = BregmanKind()
+
+
+def run_outcome(data: dict, *, seed=None, rounds=None, replicates=None, progress=False) -> RunOutcome:
+    """The ``[bregman]`` kind's parse and solve in one call (the form ``register_run_kind(key, target)`` takes).
 
     Parameters
     ----------
@@ -133,6 +198,4 @@ def run_outcome(data: dict, *, seed=None, rounds=None, replicates=None, progress
     progress : bool, default False
         Unused.
     """
-    from onlinelab.experiment.kinds import RunOutcome
-    result, resolved = run_bregman_config(data, seed=seed, rounds=rounds, replicates=replicates)
-    return RunOutcome(result, resolved, result.summary_text(), result.exit_status())
+    return KIND.outcome(data, seed=seed, rounds=rounds, replicates=replicates, progress=progress)
