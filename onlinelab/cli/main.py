@@ -32,27 +32,24 @@ def _print_summary(result, stream=None) -> int:
 
 
 def cmd_run(args) -> int:
+    """Run a config of any kind (its tables select it, :mod:`onlinelab.experiment.kinds`) into a run directory."""
     from onlinelab.experiment import config as C
-    from onlinelab.experiment.default import default_config, run_experiment
+    from onlinelab.experiment.default import default_config
+    from onlinelab.experiment.kinds import Durability
+    from onlinelab.experiment.runner import run_config
     data = default_config() if args.config is None else C.load_toml(args.config)
-    from onlinelab.experiment.kinds import kind_of
-    kind = kind_of(data)
-    if kind is not None:  # a game, or another registered experiment kind (onlinelab.experiment.kinds)
-        return _run_kind(kind, data, args)
-    from onlinelab.experiment.plugins import with_plugins
-    data = with_plugins(data, args.plugins)  # recorded in the run directory with the config's own
     try:
-        with warnings.catch_warnings():  # _print_summary reports violations itself, in capitals
+        with warnings.catch_warnings():  # the summary reports violations itself, in capitals
             warnings.simplefilter("ignore", BoundViolationWarning)
-            result, path = run_experiment(data, seed=args.seed, rounds=args.rounds, replicates=args.replicates,
-                                          out=args.out, progress=not args.quiet, force=args.force,
-                                          checkpoint_every=args.checkpoint_every,
-                                          checkpoint_seconds=args.checkpoint_seconds)
+            outcome, path = run_config(data, seed=args.seed, rounds=args.rounds, replicates=args.replicates,
+                                       out=args.out, progress=not args.quiet, force=args.force,
+                                       durability=Durability.of(args.checkpoint_every, args.checkpoint_seconds),
+                                       plugins=args.plugins)  # recorded in the run directory with the config's own
     except OnlinelabError as exc:
         return _stopped(exc)
-    status = _print_summary(result)
+    print(outcome.summary)
     print(f"run directory: {path}")
-    return status
+    return outcome.status
 
 
 def _stopped(exc) -> int:
@@ -70,37 +67,16 @@ def _stopped(exc) -> int:
 
 
 def cmd_resume(args) -> int:
-    from onlinelab.experiment.durable import resume_run
+    from onlinelab.experiment.runner import resume_dir
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", BoundViolationWarning)
-            result, path = resume_run(args.run_dir, progress=not args.quiet)
+            result, path = resume_dir(args.run_dir, progress=not args.quiet)  # its kind resumes it, or refuses
     except OnlinelabError as exc:
         return _stopped(exc)
     status = _print_summary(result)
     print(f"run directory: {path}")
     return status
-
-
-def _run_kind(kind, data, args) -> int:
-    import pathlib
-
-    from onlinelab.experiment.default import run_id
-    outcome = kind.runner()(data, seed=args.seed, rounds=args.rounds, replicates=args.replicates,
-                            progress=not args.quiet)
-    outcome.result.meta.setdefault("kind", kind.key)  # load_run / `onlinelab report` rebuild the kind's result class
-    from onlinelab.experiment.plugins import plugin_records, record_in, with_plugins
-    from onlinelab.runs.storage import write_extra
-    plugins = plugin_records(with_plugins(data, args.plugins).get("run", {}).get("plugins"))  # config's and --plugins
-    copies = record_in(outcome.result.meta, outcome.resolved, plugins)  # meta.json, config.toml and plugins/
-    run = outcome.resolved.get("run", {})
-    path = pathlib.Path(args.out) if args.out else pathlib.Path("runs") / run_id(run.get("name", kind.key),
-                                                                               run.get("seed", 0))
-    outcome.result.save(path, config=outcome.resolved, force=args.force)
-    write_extra(path, copies)
-    print(outcome.summary)
-    print(f"run directory: {path}")
-    return outcome.status
 
 
 def cmd_sweep(args) -> int:
@@ -125,10 +101,10 @@ def cmd_sweep(args) -> int:
 
 
 def cmd_compare(args) -> int:
-    from onlinelab.runs.compare import TABLE_COLUMNS, compare
+    from onlinelab.experiment.runner import compare_dirs
     from onlinelab.runs.tables import format_table
-    table, fig = compare(args.run_dirs, plot=args.plot)
-    print(format_table(table, TABLE_COLUMNS))
+    table, columns, _ = compare_dirs(args.run_dirs, plot=args.plot)  # the runs' kind compares them, or refuses
+    print(format_table(table, columns))
     print(f"overlay plot: {args.plot}")
     return 0
 
@@ -150,8 +126,8 @@ def cmd_list(args) -> int:
 
 
 def cmd_report(args) -> int:
-    from onlinelab.runs.load import load_run
-    result = load_run(args.run_dir)
+    from onlinelab.experiment.runner import load_report
+    result = load_report(args.run_dir)
     print(f"status: {result.meta.get('status')}")
     return _print_summary(result)
 

@@ -1,8 +1,10 @@
 """Saved runs side by side: one summary table and one overlay plot (``onlinelab compare RUN_A RUN_B ...``).
 
-Runs may differ in horizon and seed, so they are joined with ``Result.concat(align="label")``:
+Runs may differ in horizon and seed, so they are joined as ``Result.concat(align="label")`` joins them:
 every learner label gets the suffix ``[<run>: T=…, seed=…]`` and each run keeps its own
-rows and curves.
+rows and curves.  :func:`compare_results` works for every Result class with curves over rounds; which
+metric is overlaid, and whether a kind of run can be compared at all, its run kind says
+(:mod:`onlinelab.experiment.kinds`).
 
 >>> import tempfile, pathlib, onlinelab as ol
 >>> from onlinelab.runs.storage import save_run
@@ -28,13 +30,18 @@ from onlinelab.runs.tables import Column
 COLUMNS = ["run", "learner", "environment", "T", "seed", "replicates", "regret", "ci_low", "ci_high", "bound",
            "bound_name", "ratio", "status"]
 _SPEC = {c.key: c for c in SUMMARY_COLUMNS}
-#: How ``onlinelab compare`` prints the table: the summary's formats plus run, seed and status.
+#: How ``onlinelab compare`` prints the table of regret runs: the summary's formats plus run, seed and status.
 TABLE_COLUMNS = [_SPEC.get(key, Column(key, fmt="d" if key == "seed" else "text", na="not recorded in meta.json"))
                  for key in COLUMNS]
+RUN, SEED, STATUS = (_SPEC.get(key, Column(key, fmt="d" if key == "seed" else "text", na="not recorded in meta.json"))
+                     for key in ("run", "seed", "status"))
 
 
 def compare(run_dirs, plot=None, metric: str = "regret"):
-    """Load the run directories and return ``(table, figure)``; write the figure to ``plot`` when given.
+    """Load the regret run directories and return ``(table, figure)``; write the figure to ``plot`` when given.
+
+    ``onlinelab compare`` goes through the runs' kind instead (:mod:`onlinelab.experiment.kinds`), which
+    compares every kind that has curves and refuses the others.
 
     Parameters
     ----------
@@ -46,27 +53,76 @@ def compare(run_dirs, plot=None, metric: str = "regret"):
         The metric whose curves are overlaid.
     """
     from onlinelab.runs.load import load_run
-    from onlinelab.runs.result import Result, _merge_meta
     paths = [pathlib.Path(p) for p in run_dirs]
     if len(paths) < 2:
         raise ConfigError(f"compare needs at least two run directories, got {len(paths)}")
-    names = [p.name for p in paths]
-    if len(set(names)) != len(names):
-        names = [str(p) for p in paths]
-    results = [load_run(p) for p in paths]
+    table, _, fig = compare_results([load_run(p) for p in paths], run_names(paths), metric=metric,
+                                    columns=TABLE_COLUMNS, plot=plot)
+    return table, fig
+
+
+def run_names(paths) -> list[str]:
+    """The runs' names in a comparison: their folder names, or their whole paths when two folders share a name."""
+    names = [pathlib.Path(p).name for p in paths]
+    return names if len(set(names)) == len(names) else [str(p) for p in paths]
+
+
+def compare_results(results: list, names: list[str], *, metric: str = "regret", columns=None, plot=None):
+    """Runs side by side: ``(table, columns, figure)``, one summary row per run (and learner, environment), the
+    curves of ``metric`` overlaid.
+
+    Works for every Result class whose runs have curves over rounds (regret runs, games, embeddings, iterative
+    methods): the table is each run's own :meth:`~onlinelab.Result.summary` with the run's name, seed and status.
+
+    Parameters
+    ----------
+    results : list of Result
+        The runs (of one kind).
+    names : list of str
+        Their names (labels in the table and the legend).
+    metric : str, default "regret"
+        The metric whose curves are overlaid; every run must have it.
+    columns : list of Column or None, default None
+        The table's columns; None: ``run``, the results' summary columns, ``seed`` and ``status``.
+    plot : str or pathlib.Path or None, default None
+        Where to write the overlay (PNG).
+    """
+    from onlinelab.runs.result import Result
+    if len(results) < 2:
+        raise ConfigError(f"compare needs at least two runs, got {len(results)}")
+    for name, res in zip(names, results, strict=True):
+        have = set(res.metrics.metric)
+        if metric not in have:
+            raise ConfigError(f"run {name!r} has no metric {metric!r} to overlay (it has {', '.join(sorted(have))}); "
+                              "compare runs of one kind and one problem")
     rows = []
-    for name, res in zip(names, results):
+    for name, res in zip(names, results, strict=True):
         s = res.summary()
         s.insert(0, "run", name)
         s["seed"], s["status"] = res.meta.get("seed"), res.meta.get("status")
         rows.append(s)
-    table = pd.concat(rows, ignore_index=True)[COLUMNS]
+    table = pd.concat(rows, ignore_index=True)
+    columns = list(columns) if columns is not None else _columns(type(results[0]), table)
+    table = table[[c.key for c in columns]]
     parts = align_results(results, "label", names=names)  # each run keeps its own labelled rows
-    joined = Result(pd.concat([r.metrics for r in parts], ignore_index=True), _merge_meta([r.meta for r in parts]))
-    fig, axes = overlay(joined, names, metric)
+    environments: dict = {}
+    for part in parts:
+        if isinstance(part.meta.get("environments"), dict):
+            environments.update(part.meta["environments"])
+    joined = Result(pd.concat([r.metrics for r in parts], ignore_index=True), {"environments": environments})
+    fig, _ = overlay(joined, names, metric)
     if plot is not None:
         fig.savefig(plot, dpi=100, bbox_inches="tight")
-    return table, fig
+    return table, columns, fig
+
+
+def _columns(cls, table) -> list:
+    """``run``, the Result class's summary columns (or, when its summary lacks them, one per summary column), seed
+    and status."""
+    declared = list(cls.SUMMARY_COLUMNS)
+    keys = [k for k in table.columns if k not in ("run", "seed", "status")]
+    body = declared if all(c.key in keys for c in declared) else [Column(k) for k in keys]
+    return [RUN] + body + [SEED, STATUS]
 
 
 def overlay(joined, names, metric: str = "regret"):
@@ -87,7 +143,7 @@ def overlay(joined, names, metric: str = "regret"):
     fig, axes = F.new_figure(len(envs))
     colors = {learner: f"C{i % 10}" for i, learner in enumerate(joined.learners)}
     xlabels, titles = [], []
-    for ax, env in zip(axes, envs):
+    for ax, env in zip(axes, envs, strict=True):
         scale, xlabel = x_axis(joined, env)
         curve = joined.curve(metric, environment=env)
         for learner, df in curve.groupby("learner", sort=False):
