@@ -1,20 +1,22 @@
-"""Parameter sweeps: a grid over learner and environment parameters, seeds and horizons, run anywhere.
+"""Parameter sweeps: a grid over any key of an experiment's config, run anywhere.
 
 A grid maps dotted keys to lists: ``seed``, ``rounds`` and ``replicates`` (the ``[run]`` table),
-``learners.<label or name>.<param>`` and ``environments.<name>.<param>``; in TOML it is a
-``[sweep]`` table whose sub-tables give the same keys (``[sweep.learners.meg] eta = [...]``).
-Every combination is a *cell*: the base config with those values, run by
-:func:`~onlinelab.simulate` on its own.  A cell's numbers depend only on its config (seeds
-are keyed by name, never by position or process), so the table is identical, bit for bit,
-whether the cells run one after the other (``serial``), on worker processes (``processes``,
-:mod:`concurrent.futures` with spawn/forkserver and one BLAS thread each) or on a
-``dask.distributed`` cluster (``dask``: a ``LocalCluster`` of ``workers`` processes, or the
+``learners.<label or name>.<param>`` and ``environments.<name>.<param>``, and ``<table>.<param>`` for any
+other table of the config (``run.comparator``, ``delay.d``, ``game.n``); in TOML it is a ``[sweep]`` table
+whose sub-tables give the same keys (``[sweep.learners.meg] eta = [...]``, ``[sweep.delay] d = [...]``).
+Every combination is a *cell*: the base config with those values, run on its own by its run kind
+(:mod:`onlinelab.experiment.kinds`) exactly as ``onlinelab run`` runs a config, so a cell equals the plain
+run of its ``config.toml``; a kind that cannot be swept is refused before any cell runs.  A cell's
+numbers depend only on its config (seeds are keyed by name, never by position or process), so the table
+is identical, bit for bit, whether the cells run one after the other (``serial``), on worker
+processes (``processes``, :mod:`concurrent.futures` with spawn/forkserver and one BLAS thread each) or on
+a ``dask.distributed`` cluster (``dask``: a ``LocalCluster`` of ``workers`` processes, or the
 scheduler at ``scheduler``) — ``runtime_s``, a wall-clock time, aside.
 
 With ``out``, each finished cell is written at once as its own run directory
 ``out/cells/<run_id>/``, and a sweep started again on the same ``out`` skips them; the tidy
-table (one column per swept key, plus ``run_id``) is ``out/sweep.parquet`` and the
-regret-against-parameter plot ``out/sweep.png``.
+table (one column per swept key, plus ``run_id``) is ``out/sweep.parquet`` and the plot of the kind's
+headline metric (regret for regret runs) against the first swept key ``out/sweep.png``.
 
 >>> base = {"run": {"rounds": 20, "replicates": 2}, "environments": [{"name": "spiked-covariance", "d": 3}],
 ...         "learners": [{"name": "meg"}]}
@@ -55,20 +57,39 @@ def flatten(table: dict, prefix: str = "") -> dict:
 
 
 def _targets(base: dict, key: str) -> list[tuple[dict, str]]:
-    """The tables of ``base`` and the parameter name that the grid key ``key`` sets."""
+    """The tables of ``base`` and the parameter name that the grid key ``key`` sets.
+
+    ``seed``, ``rounds`` and ``replicates`` set the ``[run]`` table; ``learners.<label or name>.<param>`` and
+    ``environments.<name>.<param>`` a table of an array of tables; any other ``<table>.<param>`` (or
+    ``<table>.<sub-table>.<param>``) sets the parameter in that table of the config: ``run.comparator``,
+    ``delay.d``, ``arrivals.rate``, ``game.n``, ``game.x_player.eta``.  Whatever the key sets, the cell's config
+    is parsed by its kind, so a parameter the kind does not know is an error naming it.
+    """
     parts = key.split(".")
     if len(parts) == 1 and parts[0] in RUN_KEYS:
         return [(base.setdefault("run", {}), parts[0])]
-    if len(parts) != 3 or parts[0] not in ("learners", "environments"):
-        raise ConfigError(f"sweep key {key!r} is not one of {', '.join(RUN_KEYS)}, learners.<label>.<param> or "
-                          f"environments.<name>.<param>{did_you_mean(parts[0], RUN_KEYS + ('learners', 'environments'))}")
-    kind, who, param = parts
-    tables = base.get(kind, [])
-    found = [t for t in tables if t.get("label") == who] or [t for t in tables if t.get("name") == who]
-    if not found:
-        names = [t.get("label") or t.get("name") for t in tables]
-        raise ConfigError(f"sweep key {key!r}: no [[{kind}]] labelled or named {who!r}{did_you_mean(who, names)}")
-    return [(t, param) for t in found]
+    top = parts[0]
+    if len(parts) == 3 and isinstance(base.get(top), list):
+        kind, who, param = parts
+        tables = [t for t in base[top] if isinstance(t, dict)]
+        found = [t for t in tables if t.get("label") == who] or [t for t in tables if t.get("name") == who]
+        if not found:
+            names = [t.get("label") or t.get("name") for t in tables]
+            raise ConfigError(f"sweep key {key!r}: no [[{kind}]] labelled or named {who!r}{did_you_mean(who, names)}")
+        return [(t, param) for t in found]
+    if len(parts) >= 2 and top != "sweep" and (top == "run" or isinstance(base.get(top), dict)):
+        table = base.setdefault("run", {}) if top == "run" else base[top]
+        for depth, sub in enumerate(parts[1:-1], start=2):
+            if not isinstance(table.get(sub), dict):
+                raise ConfigError(f"sweep key {key!r}: the config has no table [{'.'.join(parts[:depth])}] to set "
+                                  f"{parts[-1]!r} in; add the table to the base config, or sweep one of its keys")
+            table = table[sub]
+        return [(table, parts[-1])]
+    tables = [k for k, val in base.items() if isinstance(val, dict) and k != "sweep"]
+    raise ConfigError(f"sweep key {key!r} is not one of {', '.join(RUN_KEYS)}, learners.<label>.<param>, "
+                      f"environments.<name>.<param> or <table>.<param> of a table the config has "
+                      f"({', '.join(f'[{t}]' for t in tables) or 'none'})"
+                      f"{did_you_mean(top, RUN_KEYS + ('learners', 'environments', *tables))}")
 
 
 def cells(base: dict, grid: dict) -> list[tuple[str, dict, dict]]:
@@ -86,7 +107,7 @@ def cells(base: dict, grid: dict) -> list[tuple[str, dict, dict]]:
         table.setdefault("label", table.get("name"))
     out = []
     for i, combo in enumerate(itertools.product(*grid.values())):
-        params = dict(zip(grid, combo))
+        params = dict(zip(grid, combo, strict=True))
         cfg = copy.deepcopy(base)
         for key, val in params.items():
             for table, name in _targets(cfg, key):
@@ -97,13 +118,16 @@ def cells(base: dict, grid: dict) -> list[tuple[str, dict, dict]]:
 
 
 def run_cell(cfg: dict):
-    """Simulate one cell's config (runs in a worker process or a dask worker); returns its Result."""
-    from onlinelab.experiment import config as C
-    from onlinelab.simulation.simulator import simulate
-    parsed = C.parse(cfg)
-    envs, learners = parsed.build()
-    return simulate(envs, learners, T=parsed.rounds, replicates=parsed.replicates, seed=parsed.seed,
-                    checkpoints=parsed.checkpoints, blas_threads=1)
+    """Run one cell's config exactly as ``onlinelab run`` runs it (in a worker process or a dask worker).
+
+    The cell goes through its kind's parse and run (:mod:`onlinelab.experiment.kinds`), the build path of a
+    plain run, so every key of the config takes effect (a ``[delay]``, ``[arrivals]``, ``[run] comparator``…);
+    returns the :class:`~onlinelab.experiment.kinds.RunOutcome`, whose ``resolved`` config is the cell's
+    ``config.toml``.
+    """
+    from onlinelab.experiment.kinds import kind_of
+    kind = kind_of(cfg)
+    return kind.outcome_of(kind.parse(cfg))
 
 
 def _finished(path: pathlib.Path, params: dict):
@@ -194,6 +218,7 @@ def sweep(config, grid: dict | None = None, *, executor: str = "serial", workers
     """
     from onlinelab.core import validation as v
     from onlinelab.experiment import config as C
+    from onlinelab.experiment.kinds import kind_of
     from onlinelab.experiment.plugins import plugin_records, record_in, shipped
     base = C.load_toml(config) if isinstance(config, (str, pathlib.Path)) else copy.deepcopy(config)
     run = base.get("run")
@@ -205,9 +230,11 @@ def sweep(config, grid: dict | None = None, *, executor: str = "serial", workers
         executor = "dask"
     v.choice("executor", executor, EXECUTORS)
     workers = v.integer("workers", workers, minimum=1)
+    kind = kind_of({k: val for k, val in base.items() if k != "sweep"})
+    kind.refuse("sweep")
     todo_cells = cells(base, grid)
     for _, _, cfg in todo_cells:
-        C.parse(cfg)  # every cell's names and values are checked before the first runs
+        kind.parse(cfg)  # every cell's names and values are checked before the first runs
     results: dict[int, object] = {}
     root = None if out is None else pathlib.Path(out)
     if root is not None:
@@ -223,19 +250,21 @@ def sweep(config, grid: dict | None = None, *, executor: str = "serial", workers
     if bar is not None and results:
         bar.advance(len(results))
     todo = [(i, cfg) for i, (_, _, cfg) in enumerate(todo_cells) if i not in results]
-    for i, res in _execute(todo, executor, workers, scheduler, shipped(plugins)):
-        rid, params, cfg = todo_cells[i]
+    for i, outcome in _execute(todo, executor, workers, scheduler, shipped(plugins)):
+        rid, params, _ = todo_cells[i]
+        res = outcome.result
         res.meta["sweep_params"] = params
         files = record_in(res.meta, None, plugins)
-        if root is not None:
-            storage.save_run(res, root / "cells" / rid, config=cfg, report=False, force=True, files=files)
+        if root is not None:  # config.toml: the cell's resolved config, which `onlinelab run` reproduces
+            storage.save_run(res, root / "cells" / rid, config=outcome.resolved, report=False, force=True,
+                             files=files)
         results[i] = res
         if bar is not None:
             bar.advance()
     if bar is not None:
         bar.close()
     table = SweepResult.tidy([(rid, params, results[i]) for i, (rid, params, _) in enumerate(todo_cells)])
-    result = SweepResult(table, list(flatten(grid)))
+    result = SweepResult(table, list(flatten(grid)), metric=kind.headline(results[0]))
     if root is not None:
         result.save(root)
     return result
@@ -250,10 +279,13 @@ class SweepResult:
         The rows.
     params : list of str
         The swept keys (columns of ``table``).
+    metric : str, default "regret"
+        The metric the summary and plot show unless told another: the run kind's headline (a game's
+        suboptimality, a manifold grid's trustworthiness).
     """
 
-    def __init__(self, table: pd.DataFrame, params: list[str]):
-        self.table, self.params = table, params
+    def __init__(self, table: pd.DataFrame, params: list[str], metric: str = "regret"):
+        self.table, self.params, self.metric = table, params, metric
 
     @staticmethod
     def tidy(parts) -> pd.DataFrame:
@@ -266,15 +298,17 @@ class SweepResult:
             frames.append(df)
         return pd.concat(frames, ignore_index=True)
 
-    def final(self, metric: str = "regret") -> pd.DataFrame:
-        """Rows of ``metric`` at each series' last checkpoint (one per run, learner, environment, replicate)."""
+    def final(self, metric: str | None = None) -> pd.DataFrame:
+        """Rows of ``metric`` (default: the sweep's) at each series' last checkpoint (one per run, learner,
+        environment, replicate)."""
+        metric = metric or self.metric
         df = self.table[self.table.metric == metric]
         if df.empty:
             raise ConfigError(f"no metric {metric!r} in this sweep{did_you_mean(metric, self.table.metric.unique())}")
         last = df.groupby(["run_id", "learner", "environment"])["t"].transform("max")
         return df[df.t == last]
 
-    def summary(self, param: str | None = None, metric: str = "regret") -> pd.DataFrame:
+    def summary(self, param: str | None = None, metric: str | None = None) -> pd.DataFrame:
         """Mean final ``metric`` with a 95% t-interval over replicates and seeds, per learner and swept values.
 
         Parameters
@@ -282,7 +316,7 @@ class SweepResult:
         param : str, optional
             Show only this swept key (others, seeds included, are pooled); default: every key but ``seed``.
         metric : str
-            The metric.
+            The metric (default: the sweep's, see :class:`SweepResult`).
         """
         keys = [param] if param is not None else [k for k in self.params if k != "seed"]
         unknown = [k for k in keys if k not in self.params]
@@ -294,7 +328,7 @@ class SweepResult:
         out["ci_low"], out["ci_high"] = out["mean"] - half, out["mean"] + half
         return out
 
-    def summary_text(self, param: str | None = None, metric: str = "regret") -> str:
+    def summary_text(self, param: str | None = None, metric: str | None = None) -> str:
         """:meth:`summary` as a table with one format per column (what ``onlinelab sweep`` prints).
 
         Parameters
@@ -302,17 +336,18 @@ class SweepResult:
         param : str, optional
             Show only this swept key; default: every key but ``seed``.
         metric : str
-            The metric.
+            The metric (default: the sweep's, see :class:`SweepResult`).
         """
         from onlinelab.runs.tables import Column, format_table
+        metric = metric or self.metric
         s = self.summary(param, metric)
         keys = [c for c in s.columns if c not in ("learner", "mean", "std", "n", "ci_low", "ci_high")]
         columns = ([Column("learner", fmt="text")] + [Column(k) for k in keys]
-                   + [Column("mean", f"final {metric}"), Column("ci_low", "95% CI low"), Column("ci_high", "95% CI high"),
-                      Column("n", "values", fmt="d")])
+                   + [Column("mean", f"final {metric}"), Column("ci_low", "95% CI low"),
+                      Column("ci_high", "95% CI high"), Column("n", "values", fmt="d")])
         return format_table(s, columns)
 
-    def plot(self, param: str, ax=None, metric: str = "regret"):
+    def plot(self, param: str, ax=None, metric: str | None = None):
         """Final ``metric`` against ``param``, one line per learner, with 95% confidence bars.
 
         Returns ``(Figure, ndarray of Axes)`` in the look of :mod:`onlinelab.runs.figures` (legend outside).
@@ -324,9 +359,10 @@ class SweepResult:
         ax : matplotlib Axes, optional
             Where to draw.
         metric : str
-            The metric.
+            The metric (default: the sweep's, see :class:`SweepResult`).
         """
         from onlinelab.runs import figures as F
+        metric = metric or self.metric
         s = self.summary(param, metric)
         fig, axes = F.new_figure(1, ax)
         axis = axes[0]
@@ -339,7 +375,8 @@ class SweepResult:
             axis.set_xscale("log")
         runs = self.table["run_id"].nunique()
         pooled = [k for k in self.params if k != param]
-        title = f"final {metric} against {param}\n{runs} runs" + (f", pooled over {', '.join(pooled)}" if pooled else "")
+        title = (f"final {metric} against {param}\n{runs} runs"
+                 + (f", pooled over {', '.join(pooled)}" if pooled else ""))
         return F.finish(fig, axes, param, f"final {metric} (mean, 95% t-interval)", [title])
 
     def save(self, path) -> pathlib.Path:
