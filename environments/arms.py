@@ -2,7 +2,10 @@
 
 * ``bernoulli-arms``   — stochastic: arm i pays reward 1 with probability ``means[i]``, so its
   loss 1 − reward has mean 1 − means[i] (SMPyBandits' convention: ``means`` are reward means).
-  The default is the classic 10-armed problem 0.1, 0.2, …, 0.8, 0.85, 0.9.
+  The default is the classic 10-armed problem 0.1, 0.2, …, 0.8, 0.85, 0.9; ``means`` may also name
+  one of the classic instances of :data:`INSTANCES`.  It knows its means, so every learner gets the
+  per-arm metrics (pseudo-regret, pulls, optimal pulls) and bandit learners the bounds of theory §10
+  (onlinelab.bounds.bandits).
 * ``adversarial-arms`` — oblivious but non-stationary: every ``block`` rounds a different arm is
   the good one (loss mean 0.1), arm 0 is steadily decent (0.4), the rest poor (0.7); the best arm
   in hindsight is arm 0 while the leader keeps changing.
@@ -22,20 +25,40 @@ from __future__ import annotations
 
 import numpy as np
 
+from onlinelab.bounds.bandits import ArmInstance, arms_bounds
 from onlinelab.core import validation as v
 from onlinelab.core.base import Environment
 from onlinelab.core.blocks import LossBlock
 from onlinelab.core.registry import register_environment
-from onlinelab.errors import ConfigError
+from onlinelab.errors import ConfigError, UnknownNameError, did_you_mean
 from onlinelab.geometry.domains import Simplex
 from onlinelab.losses.vector import LinearLoss
 
 CLASSIC = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9]
+#: Named Bernoulli instances (reward means), e.g. ``bernoulli-arms(means="hard-gaps")`` (theory §10).
+INSTANCES = {
+    "classic": CLASSIC,                                           # SMPyBandits' 10 arms
+    "linear-9": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9],    # the means 0.1 … 0.9
+    "low-means": [0.1, 0.05, 0.05, 0.05, 0.02, 0.02, 0.02, 0.01, 0.01, 0.01],  # Garivier and Cappé (2011)
+    "hard-gaps": [0.5] + [0.49] * 9,                              # gaps 0.01: ln t/kl is far off at any t ≤ 10⁶
+}
+
+
+def named_means(name: str, field: str = "means") -> list[float]:
+    """The reward means of a named instance of :data:`INSTANCES` (an UnknownNameError names the others)."""
+    if name not in INSTANCES:
+        hint = did_you_mean(name, list(INSTANCES))
+        raise UnknownNameError(f"{field} must be a list of arm means in [0, 1] or the name of an instance "
+                               f"({', '.join(INSTANCES)}), got {name!r}{hint if 'did you mean' in hint else ''}; "
+                               f"e.g. {field} = [0.2, 0.5] or {field} = 'classic'")
+    return list(INSTANCES[name])
 
 
 def check_means(means, field: str = "means") -> list[float]:
-    """Reward means of K ≥ 2 Bernoulli arms, each in [0, 1]."""
-    if isinstance(means, (str, bytes)) or not hasattr(means, "__len__"):
+    """Reward means of K ≥ 2 Bernoulli arms, each in [0, 1] (or the name of an instance of :data:`INSTANCES`)."""
+    if isinstance(means, str):
+        return named_means(means, field)
+    if isinstance(means, bytes) or not hasattr(means, "__len__"):
         raise ConfigError(f"{field} must be a list of arm means in [0, 1], got {means!r}; e.g. {field} = [0.2, 0.5]")
     out = [v.real(f"{field}[{i}]", m) for i, m in enumerate(means)]
     if len(out) < 2:
@@ -78,19 +101,37 @@ class _Arms(Environment):
         return np.swapaxes(parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1), 0, 1)
 
 
+class KnownMeans:
+    """Mixin of stochastic arms that know their reward means ``self._mu``: expected losses 1 − μ for the per-arm
+    metrics, and the bounds of theory §10 for the learners (onlinelab.bounds.bandits)."""
+
+    family = "bernoulli"
+
+    def instance(self) -> ArmInstance:
+        return ArmInstance(tuple(float(m) for m in self._mu), self.family, getattr(self, "sigma", 1.0))
+
+    def expected_losses(self, t, n):
+        return np.broadcast_to(1.0 - self._mu, (n, len(self._mu)))
+
+    def instance_bounds(self, ctx, learner) -> list:
+        return arms_bounds(self.instance(), ctx, learner)
+
+
 @register_environment("bernoulli-arms")
-class BernoulliArms(_Arms):
+class BernoulliArms(KnownMeans, _Arms):
     """Stochastic Bernoulli arms; ``means`` are the reward means (loss = 1 − reward).
 
     Parameters
     ----------
-    means : list of float or None
-        Reward means in [0, 1]; None is the classic 10-armed problem.
+    means : list of float, str or None
+        Reward means in [0, 1], or the name of an instance of :data:`INSTANCES` ("classic", "linear-9",
+        "low-means", "hard-gaps"); None is the classic 10-armed problem.
     """
 
     def __init__(self, means=None):
-        self.means = None if means is None else check_means(means)
-        self._mu = np.asarray(CLASSIC if means is None else self.means)
+        mu = CLASSIC if means is None else check_means(means)
+        self.means = means if means is None or isinstance(means, str) else mu   # a name stays a name
+        self._mu = np.asarray(mu, dtype=float)
         super().__init__(d=len(self._mu))
 
     @property

@@ -81,6 +81,13 @@ class Bound:
     reference : bool, default False
         True for a rate known only up to its constant (an O(·) drawn with constant 1): it is drawn
         and tabulated as a reference curve of the right slope but never checked as a bound.
+    lower : bool, default False
+        True for a lower bound (Lai–Robbins, minimax; theory §10): the regret lies above it only
+        asymptotically or on a worst-case instance, so it is drawn as a reference curve and never
+        flagged as violated.
+    metric : str, default "regret"
+        The recorded metric the bound is about: ``"regret"`` (against the best fixed action in
+        hindsight) or ``"pseudo_regret"`` (against the arms' means, :mod:`onlinelab.core.arm_metrics`).
     """
 
     name: str
@@ -90,6 +97,13 @@ class Bound:
     curve: Callable[[LossStats], np.ndarray]
     pointwise: bool = False
     reference: bool = False
+    lower: bool = False
+    metric: str = "regret"
+
+    @property
+    def checked(self) -> bool:
+        """Whether a run above the curve is a violation: an upper bound with a confirmed constant."""
+        return not (self.reference or self.lower)
 
     @property
     def holds(self) -> bool:

@@ -56,11 +56,15 @@ def _ogd_on_ball(learner, ctx):
 
 
 def delayed_bounds(learner, ctx, own: list, channel) -> list:
-    """``own`` bounds made conditional on zero delays, plus the delayed bounds that apply to ``learner``."""
+    """``own`` bounds made conditional on zero delays, plus the delayed bounds that apply to ``learner``.
+
+    Lower bounds (``Bound.lower``) stay as they are: late feedback cannot lower the regret a policy must pay.
+    """
     tau = getattr(learner, "max_delay_tolerated", 0)   # the Joulani reduction tolerates delays up to τ
     undelayed = ({"every d_t = 0 (undelayed feedback)": channel.max_delay == 0} if tau == 0 else
                  {f"every d_t ≤ τ = {tau}": channel.max_delay <= tau})
-    out = [dataclasses.replace(b, assumptions={**b.assumptions, **undelayed}) for b in own]
+    out = [b if getattr(b, "lower", False) else dataclasses.replace(b, assumptions={**b.assumptions, **undelayed})
+           for b in own]
     dom = _ogd_on_ball(learner, ctx)
     if dom is not None:
         eta = learner.resolved_params(ctx)["gamma"]

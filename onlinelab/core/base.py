@@ -272,6 +272,35 @@ class Environment(_Params):
         """
         return {}
 
+    def expected_losses(self, t: int, n: int):
+        """The expected loss vectors of rounds t … t + n − 1, shape (n, d) or (n, R, d), or None (the default).
+
+        An environment whose losses are random draws around known means (stochastic arms) returns
+        them; every learner facing it then gets the per-arm metrics of :mod:`onlinelab.core.arm_metrics`
+        (pseudo-regret against each round's best mean, expected pulls per arm, fraction of optimal pulls).
+
+        Parameters
+        ----------
+        t : int
+            The first round.
+        n : int
+            How many rounds.
+        """
+        return None
+
+    def instance_bounds(self, ctx, learner) -> list:
+        """Bounds that need this environment's instance — lower bounds, gap-dependent upper bounds — for ``learner``,
+        added to the learner's own :meth:`Learner.bounds` (default: none).
+
+        Parameters
+        ----------
+        ctx : Context
+            The run's context.
+        learner : Learner
+            The learner being scored.
+        """
+        return []
+
 
 def label_of(obj) -> str:
     """``name`` plus the hyper-parameters that differ from their defaults: ``logdet-omd(sampler='sparse')``.

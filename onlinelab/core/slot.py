@@ -17,6 +17,7 @@ from __future__ import annotations
 import time
 from collections import deque
 
+from onlinelab.core.arm_metrics import ArmMetrics
 from onlinelab.core.metrics import Recorder
 from onlinelab.core.protocol import Feedback, HistoryView, frozen, frozen_mixed, history_window
 from onlinelab.core.rng import BatchRNG
@@ -48,6 +49,8 @@ def feedback_for(kind: str, loss, play):
 class Slot:
     """One learner facing one environment instance: its state, streams, history and recorder."""
 
+    arms = None   # per-arm metrics (onlinelab.core.arm_metrics); class default for slots restored from old checkpoints
+
     def __init__(self, label, learner, env, env_label, ctx, seed, tracker):
         self.label, self.learner, self.env, self.env_label = label, learner, env, env_label
         self.rng = BatchRNG.from_seed(seed, "learner", label, ctx.replicates)
@@ -60,6 +63,7 @@ class Slot:
         self.actions, self.losses = deque(maxlen=self.window), deque(maxlen=self.window)
         self.runtime = 0.0
         self.channel = None  # set by onlinelab.feedback.delays when feedback is delayed: it posts, then delivers later
+        self.arms = ArmMetrics.of(env, ctx.replicates)   # None unless env knows its expected losses
 
     def step(self, t, shared_loss, validate):
         t0 = time.perf_counter()
@@ -78,6 +82,8 @@ class Slot:
             self.tracker.add(loss)
         feedback, expected, realized = feedback_for(self.kind, loss, play)
         self.runtime += t1 - t0
+        if self.arms is not None:
+            self.arms.add(t, play.mixed)
         if self.channel is None:
             self.deliver(play, feedback)
         else:  # delayed feedback: a simpy event delivers it d_t rounds later (onlinelab.feedback.delays)
@@ -100,6 +106,8 @@ class Slot:
                 self.runtime += time.perf_counter() - t0
                 expected = block.stacked.mixed_value(mixed).reshape(block.n, -1)
                 self.recorder.add_block(expected, out[2] if len(out) > 2 else None)
+                if self.arms is not None:
+                    self.arms.add_block(t, mixed)
                 return
         for i, loss in enumerate(block.rounds):
             self.step(t + i, loss, validate)
@@ -122,12 +130,14 @@ class Slot:
         self.runtime += time.perf_counter() - t2
 
     def bounds(self, ctx) -> list:
-        bounds = self.learner.bounds(ctx)
+        bounds = self.learner.bounds(ctx) + list(self.env.instance_bounds(ctx, self.learner))
         return bounds if self.channel is None else self.channel.bounds(self, ctx, bounds)
 
     def checkpoint(self, t):
         extra = dict(self.learner.diagnostics(self.state))
         extra.update(self.env.checkpoint_metrics(self.learner, self.state))
+        if self.arms is not None:
+            extra.update(self.arms.metrics())
         if self.channel is not None:
             extra.update(self.channel.metrics(self, t))
         self.recorder.checkpoint(t, self.tracker, self.runtime, extra)

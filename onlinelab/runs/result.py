@@ -33,7 +33,11 @@ SUMMARY_COLUMNS = [
     Column("ci_high", "95% CI high", na="one replicate: no confidence interval"),
     Column("bound", na=NO_BOUND), Column("bound_name", "bound name", fmt="text", na=NO_BOUND),
     Column("ratio", "regret/bound", fmt=".3f", na=NO_BOUND),
-    Column("us_per_replicate_round", "µs/(replicate·round)", fmt=".2f")]
+    Column("us_per_replicate_round", "µs/(replicate·round)", fmt=".2f"),
+    Column("lai_robbins_ratio", "regret / Lai–Robbins", fmt=".3f",
+           na="no Lai–Robbins curve for this learner (stationary stochastic arms only)")]
+# shown only when the summary has them (a run on stochastic arms), so other runs' tables keep their columns
+OPTIONAL_COLUMNS = {"lai_robbins_ratio"}
 
 
 def _frame(learner, env_label, t, arrays: dict) -> pd.DataFrame:
@@ -88,21 +92,27 @@ def build_result(env, env_label, ctx, slots, timing, seed, failed=None) -> Resul
                                      "feedback": slot.kind, "params": slot.learner.get_params(),
                                      "resolved": {env_label: slot.learner.resolved_params(ctx)}}
         for bound in slot.bounds(ctx):
+            metric, checked = bound.metric, bound.checked   # its regret notion; lower/reference curves never violate
             entry = {"learner": slot.label, "environment": env_label, "name": bound.name, "ref": bound.ref,
                      "formula": bound.formula, "assumptions": dict(bound.assumptions), "holds": bound.holds,
-                     "pointwise": bound.pointwise, "violated": False, "worst_ratio": None, "final_bound": None}
+                     "pointwise": bound.pointwise, "violated": False, "worst_ratio": None, "final_bound": None,
+                     "reference": bool(bound.reference), "lower": bool(getattr(bound, "lower", False)),
+                     "metric": metric, "final_value": None}
             if scored:
                 R = arrays["regret"].shape[1]
                 curve = np.broadcast_to(np.asarray(bound.curve(stats), dtype=float), (R, len(t))).T  # (C, R)
                 arrays[f"bound:{bound.name}"] = curve
-                if bound.pointwise:  # every replicate's regret is bounded: one replicate above it is a violation
-                    regret, value = arrays["regret"], curve
-                else:                # the expected regret is bounded: compare the replicate means
-                    regret, value = arrays["regret"].mean(axis=1), curve.mean(axis=1)
-                positive = value > 0
                 entry["final_bound"] = float(curve[-1].mean())
-                entry["worst_ratio"] = float(np.max(regret[positive] / value[positive])) if positive.any() else None
-                entry["violated"] = bool(bound.holds and np.any(regret > value + 1e-9 * np.maximum(1.0, np.abs(value))))
+                if metric in arrays:
+                    if bound.pointwise:  # every replicate's regret is bounded: one replicate above it is a violation
+                        regret, value = arrays[metric], curve
+                    else:                # the expected regret is bounded: compare the replicate means
+                        regret, value = arrays[metric].mean(axis=1), curve.mean(axis=1)
+                    positive = value > 0
+                    entry["final_value"] = float(arrays[metric][-1].mean())
+                    entry["worst_ratio"] = float(np.max(regret[positive] / value[positive])) if positive.any() else None
+                    entry["violated"] = bool(checked and bound.holds and np.any(
+                        regret > value + 1e-9 * np.maximum(1.0, np.abs(value))))
             bounds_meta.append(entry)
         frames.append(_frame(slot.label, env_label, t, arrays))
         pseudo[slot.label] = slot.recorder.pseudo_regret[-1] if len(t) else None
@@ -251,10 +261,11 @@ class Result:
                  "holds": b["holds"],
                  "failed_assumptions": "; ".join(k for k, ok in b["assumptions"].items() if not ok),
                  "pointwise": b.get("pointwise", False), "final_bound": b["final_bound"],
-                 "worst_ratio": b["worst_ratio"], "violated": b["violated"]}
+                 "worst_ratio": b["worst_ratio"], "violated": b["violated"],
+                 "checked": not (b.get("reference", False) or b.get("lower", False)), "lower": b.get("lower", False)}
                 for b in self.meta.get("bounds", [])]
         return pd.DataFrame(rows, columns=["learner", "environment", "bound", "ref", "holds", "failed_assumptions",
-                                           "pointwise", "final_bound", "worst_ratio", "violated"])
+                                           "pointwise", "final_bound", "worst_ratio", "violated", "checked", "lower"])
 
     def tidy(self) -> pd.DataFrame:
         """The metrics table plus a ``holds`` column: on a ``bound:<name>`` row, whether that bound applies.
@@ -286,7 +297,7 @@ class Result:
             n = len(vals)
             mean = float(vals.mean())
             half = float(stdtrit(n - 1, 0.975) * vals.std(ddof=1) / np.sqrt(n)) if n > 1 else float("nan")
-            mine = bounds[(bounds.learner == learner) & (bounds.environment == env) & bounds.holds]
+            mine = bounds[(bounds.learner == learner) & (bounds.environment == env) & bounds.holds & bounds.checked]
             mine = mine.dropna(subset=["final_bound"])
             best = mine.loc[mine.final_bound.idxmin()] if len(mine) else None
             timing = self.meta["timings"][env]
@@ -299,8 +310,17 @@ class Result:
                 "ratio": None if best is None else mean / float(best.final_bound),
                 "violated": bool(bounds[(bounds.learner == learner) & (bounds.environment == env)].violated.any()),
                 "us_per_replicate_round": 1e6 * timing["learner_s"][learner] / (n * T),
+                **self._lai_robbins_ratio(learner, env),
             })
         return pd.DataFrame(rows)
+
+    def _lai_robbins_ratio(self, learner, env) -> dict:
+        """``{"lai_robbins_ratio": mean pseudo-regret / the Lai–Robbins curve, at T}`` if the run has that curve."""
+        for b in self.meta.get("bounds", []):
+            if (b["learner"], b["environment"], b["name"]) == (learner, env, "lai-robbins") and b.get("lower"):
+                ok = b.get("final_value") is not None and b.get("final_bound")
+                return {"lai_robbins_ratio": b["final_value"] / b["final_bound"] if ok else None}
+        return {}
 
     #: The columns (:class:`~onlinelab.runs.tables.Column`) of :meth:`summary_text`; a result class of another
     #: experiment kind sets its own.
@@ -319,7 +339,7 @@ class Result:
             Write the table in Markdown (report.md).
         """
         table = self.summary()
-        columns = list(self.SUMMARY_COLUMNS)
+        columns = [c for c in self.SUMMARY_COLUMNS if c.key in table.columns or c.key not in OPTIONAL_COLUMNS]
         if any(c.key not in table.columns for c in columns):   # a subclass's own summary() without its columns:
             spec = {c.key: c for c in columns}                  # show all of its columns, in one format each
             columns = [spec.get(key, Column(key)) for key in table.columns]

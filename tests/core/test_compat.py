@@ -17,9 +17,10 @@ def builtin_learners_only(monkeypatch):
     monkeypatch.setattr(registry, "_LEARNERS", builtin)
 
 
-# on a simplex: the OCO family and the bandit wrappers (exp3, exp3-auer, logbarrier-bandit)
-OCO_FIT = ("bestresp+, exp3, exp3-auer, ftl, ftl+, ftrl, ftrl+, logbarrier-bandit, omd, omd+, optimistic-ftl, "
-           "optimistic-ftrl")
+# on a simplex: the OCO family, the bandit wrappers (exp3, exp3-auer, exp3-ix, logbarrier-bandit) and the stochastic
+# bandit policies (theory §10)
+OCO_FIT = ("bestresp+, d-ucb, epsilon-greedy, exp3, exp3-auer, exp3-ix, ftl, ftl+, ftrl, ftrl+, kl-ucb, "
+           "logbarrier-bandit, moss, omd, omd+, optimistic-ftl, optimistic-ftrl, sw-ucb, thompson, ucb1")
 
 
 def _never_emitting(name):

@@ -1,0 +1,170 @@
+"""The base of the stochastic bandit policies: per-arm statistics, act/update, blocks played whole (theory §10).
+
+A stochastic policy keeps, per replicate, statistics of the rewards it has observed on each of
+the K arms (pulls N_i and reward sums S_i, or their windowed or discounted versions) and plays
+the arm its rule picks from them.  Rewards are x = 1 − ℓ, the convention of the arms environments
+(environments/arms.py: a Bernoulli arm of mean μ pays 1 with probability μ, its loss is 1 − reward).
+A subclass writes two methods:
+
+* ``_choose(state, rng)`` → ``(arm, p)``: the arm per replicate, (R,), and the play's distribution
+  p_t (R, K), or None when the arm is a function of the state (p_t is then the one-hot vector of
+  the arm);
+* ``_observe(state, arm, x, rng)`` → state: the statistics after reward x of ``arm``, written into
+  the state's arrays in place (the base hands it a copy in :meth:`StochasticBandit.update`).
+
+Everything else is here: the play (``mixed`` = p_t, ``action`` = e_{I_t}), the update on the
+realised loss, and :meth:`StochasticBandit.play_block`, which plays an oblivious environment's block
+of rounds in one loop of ``_choose``/``_observe`` — the same calls, so the same draws in the same
+order, as round by round (tests/learners/test_stochastic_bandits.py holds them bit-identical).
+
+"t" in an index is the number of rewards observed so far plus one: the round, when feedback is not
+delayed.  Under ``delay=`` a policy plays from the rewards that have arrived (a deterministic index
+policy repeats its arm until news comes; Thompson sampling keeps sampling).
+
+>>> import onlinelab as ol
+>>> res = ol.simulate("bernoulli-arms", [ol.make_learner("ucb1")], T=200, replicates=2, seed=0)
+>>> sorted(m for m in set(res.metrics.metric) if m.startswith("pulls"))[:2]
+['pulls_0', 'pulls_1']
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from onlinelab.core.base import Learner
+from onlinelab.core.protocol import Play
+from onlinelab.errors import DomainError
+from onlinelab.learners.bandit_simplex import one_hot
+
+
+class ArmStats(NamedTuple):
+    """Per-replicate statistics of the observed rewards: ``N`` (R, K) pulls, ``S`` (R, K) reward sums,
+    ``n`` (R, 1) rewards observed in all (a column, so that it broadcasts against the arms)."""
+
+    N: np.ndarray
+    S: np.ndarray
+    n: np.ndarray
+
+
+def fresh_stats(R: int, K: int) -> ArmStats:
+    """Statistics before the first reward: zeros.
+
+    Parameters
+    ----------
+    R, K : int
+        Replicates and arms.
+    """
+    return ArmStats(np.zeros((R, K)), np.zeros((R, K)), np.zeros((R, 1)))
+
+
+def add_reward(stats: ArmStats, arm: np.ndarray, x: np.ndarray) -> ArmStats:
+    """N_arm += 1, S_arm += x, n += 1 per replicate, in place; returns ``stats``.
+
+    Parameters
+    ----------
+    stats : ArmStats
+        The statistics to update (modified).
+    arm : numpy.ndarray
+        The pulled arm per replicate, (R,).
+    x : numpy.ndarray
+        Its reward per replicate, (R,).
+    """
+    rows = np.arange(arm.shape[0])
+    stats.N[rows, arm] += 1.0
+    stats.S[rows, arm] += x
+    stats.n[...] += 1.0
+    return stats
+
+
+def unplayed_first(index: np.ndarray, N: np.ndarray) -> np.ndarray:
+    """``index`` with +inf on arms never observed (N = 0), so each arm is pulled once first, lowest index first.
+
+    Parameters
+    ----------
+    index : numpy.ndarray
+        The policy's index, (R, K) (modified).
+    N : numpy.ndarray
+        Pulls per arm, (R, K).
+    """
+    zero = N == 0
+    if zero.any():
+        index[zero] = np.inf
+    return index
+
+
+def safe_counts(N: np.ndarray) -> np.ndarray:
+    """N with its zeros replaced by 1 (so an index divides without warnings; :func:`unplayed_first` then
+    overwrites those arms).
+
+    Parameters
+    ----------
+    N : numpy.ndarray
+        Pulls per arm, (R, K).
+    """
+    return N if N.all() else np.where(N == 0, 1.0, N)
+
+
+class StochasticBandit(Learner):
+    """Base of the stochastic bandit policies: see the module docstring."""
+
+    feedback = "bandit"
+    reference_environment = "bernoulli-arms"   # what `onlinelab check learner` plays it against
+    plays = "simplex"                          # the K arms: vector losses on the simplex only
+
+    def _fresh(self, ctx, R: int, K: int):
+        """The state before round 1 (default: zero statistics)."""
+        return fresh_stats(R, K)
+
+    def _copy(self, state):
+        """A copy whose arrays ``_observe`` may write into."""
+        return type(state)(*(np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in state))
+
+    def _choose(self, state, rng) -> tuple[np.ndarray, np.ndarray | None]:
+        raise NotImplementedError
+
+    def _observe(self, state, arm, x, rng):
+        return add_reward(state, arm, x)
+
+    def init(self, ctx, rng):
+        if ctx.domain != "simplex":
+            raise DomainError(f"{self.name} plays one of K arms (the simplex) but the environment's domain is "
+                              f"{ctx.domain!r}; use an arms environment such as 'bernoulli-arms' or 'gaussian-arms'")
+        return self._fresh(ctx, ctx.replicates, ctx.d)
+
+    def act(self, state, rng) -> Play:
+        arm, p = self._choose(state, rng)
+        onehot = one_hot(arm, state.N.shape[1])
+        return Play(onehot if p is None else p, onehot, {"arm": arm})
+
+    def update(self, state, play: Play, feedback, rng):
+        x = 1.0 - np.asarray(feedback.value, dtype=float)      # reward = 1 − loss
+        return self._observe(self._copy(state), play.info["arm"], x, rng)
+
+    def _plays_as_base(self) -> bool:
+        """Whether act and update are this class's: the loop of :meth:`play_block` repeats exactly them."""
+        return type(self).act is StochasticBandit.act and type(self).update is StochasticBandit.update
+
+    def play_block(self, state, block, rng):
+        """A block of an oblivious environment's linear losses in one call (onlinelab.core.slot), else None.
+
+        Round i of the block: ``_choose`` the arm, read its loss from the block, ``_observe`` the reward
+        1 − ℓ_t(I_t) — the calls :meth:`act` and :meth:`update` make, in the same order, on one copy of the
+        state.  Returns ``(state, plays, realized)``: p_t stacked like the block's losses, (n·R, K), and
+        ℓ_t(I_t), (n, R).
+        """
+        G = getattr(block.stacked, "G", None)
+        if not getattr(block.stacked, "is_linear", False) or G is None or not self._plays_as_base():
+            return None
+        n, K = block.n, state.N.shape[1]
+        losses = G.reshape(n, -1, K)
+        rows = np.arange(losses.shape[1])
+        plays, realized = np.empty((n,) + losses.shape[1:]), np.empty(losses.shape[:2])
+        eye = one_hot(np.arange(K), K)
+        state = self._copy(state)
+        for i in range(n):
+            arm, p = self._choose(state, rng)
+            plays[i] = eye[arm] if p is None else p
+            value = realized[i] = losses[i, rows, arm]
+            state = self._observe(state, arm, 1.0 - value, rng)
+        return state, plays.reshape(-1, K), realized
