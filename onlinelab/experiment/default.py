@@ -18,8 +18,6 @@ try:
 except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
 
-from onlinelab.core import validation as v
-from onlinelab.experiment import config as C
 from onlinelab.experiment.durable import DEFAULT_SECONDS
 
 DEFAULT_TOML = """
@@ -102,22 +100,15 @@ def run_experiment(data: dict, *, seed=None, rounds=None, replicates=None, out=N
     checkpoint_seconds : float, optional
         Checkpoint when this many seconds have passed since the last checkpoint (None: never by time).
     """
-    from onlinelab.experiment.durable import Durable, claim, execute
+    from onlinelab.experiment.kinds.protocol import Durability
+    from onlinelab.experiment.kinds.regret import KIND as REGRET  # the regret run kind: one path with the CLI's
     from onlinelab.experiment.plugins import plugin_records
     run = dict(data.get("run", {}))
-    for key, val in (("seed", seed), ("rounds", rounds), ("replicates", replicates)):
-        if val is not None:
-            run[key] = val
     plugins = plugin_records(run.get("plugins"))
     if plugins:
         run["plugins"] = [r["path"] for r in plugins]
-    cfg = C.parse({**data, "run": run})
-    if checkpoint_every is not None:
-        checkpoint_every = v.integer("checkpoint_every", checkpoint_every, minimum=1)
-    if checkpoint_seconds is not None:
-        checkpoint_seconds = v.positive_float("checkpoint_seconds", checkpoint_seconds)
+    cfg = REGRET.parse({**data, "run": run}, seed=seed, rounds=rounds, replicates=replicates)
+    durability = Durability.of(checkpoint_every, checkpoint_seconds)
     path = pathlib.Path(out) if out is not None else pathlib.Path(runs_dir) / run_id(cfg.name, cfg.seed)
-    resolved = C.resolved(cfg)
-    durable = Durable(path, checkpoint_every, checkpoint_seconds)
-    claim(path, resolved, cfg, durable, force=force, plugins=plugins)
-    return execute(cfg, resolved, path, durable, progress=progress, plugins=plugins)
+    outcome = REGRET.start(cfg, path, force=force, progress=progress, durability=durability, plugins=plugins)
+    return outcome.result, path
