@@ -198,3 +198,14 @@ def test_a_swept_delay_takes_effect_in_each_cell():
     plain = ol.simulate(ol.make_environment("spiked-covariance", d=3), {"meg": ol.make_learner("meg")}, T=30,
                         replicates=2, checkpoints=5, delay={"kind": "fixed", "d": 6})
     assert final[6] == plain.final().mean()
+
+
+def test_a_kind_registered_as_a_bare_function_runs_and_refuses_what_it_does_not_declare(monkeypatch):
+    from onlinelab.experiment import kinds as K
+    monkeypatch.setattr(K, "_KINDS", dict(K._KINDS))
+    kind = K.register_run_kind("bare", "onlinelab.experiment.kinds.game:run_outcome")  # runs a [game] table's config
+    assert K.kind_of({"bare": {}}) is kind and [f for f in ("sweep", "compare", "resume") if kind.supports(f)] == []
+    with pytest.raises(ol.errors.ConfigError, match=r"sweep is not supported for \[bare\] runs: .*register a RunKind"):
+        ol.sweep({"bare": {}}, {"seed": [0, 1]})
+    out = kind.outcome({"game": {"recovery": "gd", "n": 2}}, rounds=8, replicates=1)  # its function runs the config
+    assert out.result.meta["kind"] == "bare" and out.resolved["run"]["rounds"] == 8
