@@ -71,6 +71,7 @@ def plot_regret(result, ax=None, metric: str = "regret", environment=None, show_
     for axis, env in zip(axes, envs, strict=False):  # a given ax may hold more Axes than environments
         scale, xlabel = x_axis(result, env)
         curves = result.curve(metric, environment=env)
+        drawn_lower = set()   # lower bounds (theory §10) belong to the instance: drawn once a panel
         for learner in dict.fromkeys(curves["learner"]):
             color = colors[learner]
             c = curves[(curves["learner"] == learner) & (curves["t"] > 0)]
@@ -79,13 +80,19 @@ def plot_regret(result, ax=None, metric: str = "regret", environment=None, show_
             if metric != "regret":
                 continue
             for _, b in bounds[(bounds.learner == learner) & (bounds.environment == env)].iterrows():
-                if not (b.holds or show_na):
+                if not (b.holds or show_na) or (b.get("lower", False) and b.bound in drawn_lower):
                     continue
                 bc = result.curve(f"bound:{b.bound}", learner=learner, environment=env)
                 tag = "" if b.holds else f" (n/a: {b.failed_assumptions})"
-                axis.plot(bc["t"] * scale, bc["mean"], color=color, lw=1.2, alpha=1.0 if b.holds else 0.45,
-                          markersize=4, markevery=0.1, fillstyle="none", label=f"{learner}: {b.bound}{tag}",
-                          **styles[b.bound])
+                who = learner
+                if b.get("lower", False):   # an instance's lower bound: drawn once, in black
+                    who, color_b = "lower bound", "k"
+                    drawn_lower.add(b.bound)
+                else:
+                    color_b = color
+                axis.plot(bc["t"] * scale, bc["mean"], color=color_b, lw=1.2,
+                          alpha=1.0 if b.holds else 0.45, markersize=4, markevery=0.1, fillstyle="none",
+                          label=f"{who}: {b.bound}{tag}", **styles[b.bound])
         axis.set_xscale("log")
         axis.set_yscale("log")
         xlabels.append(xlabel)
