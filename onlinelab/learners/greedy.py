@@ -6,8 +6,8 @@ arm is drawn from p_t with one uniform of the learner's stream (:meth:`onlinelab
 The empirically best arm is the largest μ̂_i, an arm never pulled counting as +inf (ties: the lowest).
 Auer et al. take 0 < d ≤ min_{Δ_i > 0} Δ_i and c > 0; for c large enough (c > 5 in their Theorem 3)
 the regret grows as ln T.  The defaults, c = 0.15 and d = 0.05 (the smallest gap of the classic 10 arms),
-explore far less than the theorem's c > 5, which on those arms plays uniformly for the first 20 000 rounds.  The play's ``mixed`` is p_t, so the recorded regret is the conditional
-expectation over the draw.
+explore far less than the theorem's c > 5, which on those arms plays uniformly for the first 20 000 rounds.
+The play's ``mixed`` is p_t, so the recorded regret is the conditional expectation over the draw.
 
 >>> import onlinelab as ol
 >>> res = ol.simulate("bernoulli-arms", [EpsilonGreedy(c=0.5)], T=200, replicates=2, seed=0)

@@ -104,7 +104,12 @@ class UCB1(StochasticBandit):
         return [bb.ucb1_bound(instance, ctx)]
 
     def _choose(self, state, rng):
-        N = safe_counts(state.N)
+        N = state.N
+        if N.all():                         # (every round after the first K: no arm left unpulled)
+            index = np.sqrt(2.0 * np.log(state.n) / N)
+            index += state.S / N
+            return index.argmax(axis=1), None
+        N = safe_counts(N)
         index = state.S / N + np.sqrt(2.0 * np.log(np.maximum(state.n, 1.0)) / N)
         return unplayed_first(index, state.N).argmax(axis=1), None
 

@@ -70,11 +70,31 @@ def add_reward(stats: ArmStats, arm: np.ndarray, x: np.ndarray) -> ArmStats:
     x : numpy.ndarray
         Its reward per replicate, (R,).
     """
-    rows = np.arange(arm.shape[0])
-    stats.N[rows, arm] += 1.0
-    stats.S[rows, arm] += x
+    flat = flat_index(arm, stats.N.shape[1])
+    stats.N.reshape(-1)[flat] += 1.0        # (views of the C-contiguous arrays: one flat scatter each)
+    stats.S.reshape(-1)[flat] += x
     stats.n[...] += 1.0
     return stats
+
+
+_OFFSETS: dict[tuple[int, int], np.ndarray] = {}
+
+
+def flat_index(arm: np.ndarray, K: int) -> np.ndarray:
+    """r·K + arm[r]: the entries (r, arm[r]) of an (R, K) array in its flat view (offsets cached per shape).
+
+    Parameters
+    ----------
+    arm : numpy.ndarray
+        One arm per replicate, (R,).
+    K : int
+        Arms.
+    """
+    key = (arm.shape[0], K)
+    offsets = _OFFSETS.get(key)
+    if offsets is None:
+        offsets = _OFFSETS.setdefault(key, np.arange(arm.shape[0]) * K)
+    return offsets + arm
 
 
 def unplayed_first(index: np.ndarray, N: np.ndarray) -> np.ndarray:
