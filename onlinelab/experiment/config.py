@@ -199,9 +199,15 @@ def resolved(cfg: ExperimentConfig) -> dict:
            "learners": [{"name": lrn.name, "label": label, **lrn.get_params()} for label, lrn in learners.items()]}
     if cfg.plugins:  # loaded again by `onlinelab run <run dir>/config.toml`; `load_toml` made them absolute
         out["run"]["plugins"] = list(cfg.plugins)
-    for key in ("delay", "arrivals"):
-        if getattr(cfg, key) is not None:
-            out[key] = dict(getattr(cfg, key))
+    # [delay] and [arrivals] with every default that has a value (one without, None, is left out: these tables
+    # read "auto" as a string, e.g. arrivals.take = "auto")
+    if cfg.delay is not None:
+        from onlinelab.feedback.delays import make_delay
+        model = make_delay(cfg.delay)
+        out["delay"] = {"kind": model.kind, **{k: x for k, x in model.get_params().items() if x is not None}}
+    if cfg.arrivals is not None:
+        from onlinelab.feedback.arrivals import make_arrivals
+        out["arrivals"] = {k: x for k, x in make_arrivals(cfg.arrivals).get_params().items() if x is not None}
     return out
 
 
