@@ -178,13 +178,18 @@ class StochasticBandit(Learner):
             return None
         n, K = block.n, state.N.shape[1]
         losses = G.reshape(n, -1, K)
-        rows = np.arange(losses.shape[1])
-        plays, realized = np.empty((n,) + losses.shape[1:]), np.empty(losses.shape[:2])
-        eye = one_hot(np.arange(K), K)
+        rewards = (1.0 - losses).reshape(n, -1)              # 1 − ℓ, as update computes it from ℓ_t(I_t)
+        arms = np.empty(losses.shape[:2], dtype=np.intp)
+        mixed: dict[int, np.ndarray] = {}                   # rounds whose p_t is not the one-hot of the arm
         state = self._copy(state)
         for i in range(n):
             arm, p = self._choose(state, rng)
-            plays[i] = eye[arm] if p is None else p
-            value = realized[i] = losses[i, rows, arm]
-            state = self._observe(state, arm, 1.0 - value, rng)
+            arms[i] = arm
+            if p is not None:
+                mixed[i] = p
+            state = self._observe(state, arm, rewards[i][flat_index(arm, K)], rng)
+        plays = one_hot(np.arange(K), K)[arms]              # (n, R, K), filled once for the block
+        for i, p in mixed.items():
+            plays[i] = p
+        realized = np.take_along_axis(losses, arms[:, :, None], axis=2)[:, :, 0]
         return state, plays.reshape(-1, K), realized

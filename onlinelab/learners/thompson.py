@@ -5,14 +5,15 @@ Each round draws one mean per arm from its posterior and plays the arm of the la
 * ``family="bernoulli"`` — prior Beta(1, 1) on each arm's mean, posterior Beta(1 + S_i, 1 + F_i) after
   S_i successes and F_i failures.  A reward x ∈ [0, 1] counts as a success with probability x (a
   Bernoulli trial with a uniform of the learner's stream, the trick of Agrawal and Goyal 2012; a
-  0/1 reward is its own trial).  The draw is the inverse CDF of the posterior at a uniform,
-  ``scipy.special.betaincinv(1 + S, 1 + F, u)``: exact, vectorised over replicates and arms, and one
-  uniform per arm per round from each replicate's own stream.
+  0/1 reward is its own trial).  The draw is G_a/(G_a + G_b) for independent Gamma(1 + S_i) and
+  Gamma(1 + F_i) variates, each drawn by Marsaglia and Tsang's exact rejection method
+  (:func:`standard_gamma`) from one normal and one uniform of the replicate's own stream, vectorised
+  over replicates and arms; the rare rejected draw is redrawn from that replicate's generator alone.
 * ``family="gaussian"`` — rewards N(μ_i, σ²) with σ known, a flat prior: the posterior of μ_i is
   N(μ̂_i, σ²/N_i); each arm is pulled once first.
 
-Every round draws the same numbers whatever the data (K uniforms or normals, then one uniform in the
-update for the Bernoulli family), so a replicate's draws never depend on another's, and a block
+A replicate's draws depend on its own data only (the Gaussian family and the first try of every Gamma
+variate take the same numbers each round), so they never depend on another replicate's, and a block
 played whole draws exactly what round by round draws.  The play's ``mixed`` is the one-hot vector
 of the played arm (the probability that each arm's draw is largest has no closed form).
 
@@ -24,12 +25,57 @@ of the played arm (the probability that each arm's draw is largest has no closed
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import betaincinv
 
 from onlinelab.bounds.bandits import asymptotic_rate
 from onlinelab.core.registry import register_learner
 from onlinelab.learners.index_bandits import check_family
 from onlinelab.learners.stochastic_base import StochasticBandit, add_reward, safe_counts, unplayed_first
+
+
+def standard_gamma(shape: np.ndarray, rng) -> np.ndarray:
+    """Gamma(shape, 1) variates for every entry of ``shape`` ≥ 1, (R, m), by Marsaglia and Tsang (2000).
+
+    With d = shape − 1/3 and c = 1/√(9d): draw z ~ N(0, 1) and u ~ U(0, 1), set v = (1 + cz)³, and accept
+    d·v when v > 0 and ln u < z²/2 + d − dv + d ln v; the accepted value is exactly Gamma(shape)-distributed.
+    Every entry's first try takes one normal and one uniform of its replicate's stream (``rng.normal(m)``,
+    ``rng.random(m)``); a rejected entry tries again with single draws from its replicate's generator
+    (``rng.gens[r]``), normal then uniform, until it is accepted (at most about 5 % of tries are rejected
+    at shape 1, fewer as the shape grows).
+
+    Parameters
+    ----------
+    shape : numpy.ndarray
+        Shapes ≥ 1, (R, m).
+    rng : BatchRNG
+        The learner's streams.
+
+    Examples
+    --------
+    >>> from onlinelab.core.rng import BatchRNG
+    >>> g = standard_gamma(np.full((2, 4000), 3.0), BatchRNG.from_seed(0, "learner", "demo", 2))
+    >>> bool(abs(g.mean() - 3.0) < 0.1)
+    True
+    """
+    d = shape - 1.0 / 3.0
+    c = 1.0 / np.sqrt(9.0 * d)
+    z, u = rng.normal(shape.shape[1]), rng.random(shape.shape[1])
+    v = 1.0 + c * z
+    v = v * v * v
+    ok = (v > 0) & (np.log(u) < 0.5 * z * z + d - d * v + d * np.log(np.maximum(v, 1e-300)))
+    out = d * v
+    if not ok.all():
+        for r, j in zip(*np.nonzero(~ok), strict=True):
+            out[r, j] = _gamma_retry(float(d[r, j]), float(c[r, j]), rng.gens[r])
+    return out
+
+
+def _gamma_retry(d: float, c: float, gen) -> float:
+    while True:
+        z = gen.standard_normal()
+        u = gen.random()
+        v = (1.0 + c * z) ** 3
+        if v > 0 and np.log(u) < 0.5 * z * z + d - d * v + d * np.log(v):
+            return d * v
 
 
 @register_learner("thompson")
@@ -70,7 +116,8 @@ class ThompsonSampling(StochasticBandit):
     def _choose(self, state, rng):
         K = state.N.shape[1]
         if self.family == "bernoulli":
-            draw = betaincinv(1.0 + state.S, 1.0 + state.N - state.S, rng.random(K))
+            g = standard_gamma(np.concatenate([1.0 + state.S, 1.0 + state.N - state.S], axis=1), rng)
+            draw = g[:, :K] / (g[:, :K] + g[:, K:])              # Beta(1 + S, 1 + F)
             return draw.argmax(axis=1), None
         N = safe_counts(state.N)
         draw = state.S / N + (self.sigma / np.sqrt(N)) * rng.normal(K)

@@ -1,9 +1,10 @@
 """Stochastic bandit policies (theory §10): on the same draws, every policy's pulls equal those of a plain loop of the
 algorithm written here, one replicate at a time; blocks, delay = 0 and round-by-round play agree bit for bit; delayed
 runs work; Thompson sampling's Beta posteriors are exact; bad input is refused with the field, value and fix."""
+import copy
+
 import numpy as np
 import pytest
-from scipy.special import betaincinv
 
 import onlinelab as ol
 from onlinelab.core.base import label_of
@@ -121,19 +122,38 @@ def test_kl_ucb_gaussian_equals_a_plain_loop():
                                                                  / N)), [0.0, 0.4, 0.5])
 
 
+def marsaglia_tsang(shape, z, u, gen):
+    """One Gamma(shape) variate: the first try from (z, u), further tries from gen (a normal, then a uniform)."""
+    d = shape - 1 / 3
+    c = 1 / np.sqrt(9 * d)
+    while True:
+        v = (1 + c * z) ** 3
+        if v > 0 and np.log(u) < z * z / 2 + d - d * v + d * np.log(v):
+            return d * v
+        z, u = gen.standard_normal(), gen.random()
+
+
 def test_thompson_bernoulli_equals_a_plain_loop():
-    def plain(losses, u):
-        K = losses.shape[1]
-        wins, fails, plays = np.zeros(K), np.zeros(K), np.zeros((len(losses), K))
-        for t, loss in enumerate(losses):
-            theta = [betaincinv(1 + wins[i], 1 + fails[i], next(u)) for i in range(K)]
-            a = int(np.argmax(theta))
-            plays[t, a] = 1.0
-            success = next(u) < 1.0 - loss[a]
+    """Beta(1 + S, 1 + F) draws as G_a/(G_a + G_b), Gamma variates by Marsaglia and Tsang from the replicate's
+    stream (its normals and uniforms as BatchRNG serves them to one replicate), then a Bernoulli trial."""
+    learner, env = ThompsonSampling(), ol.make_environment("bernoulli-arms")
+    losses = env_losses(env, T, R, SEED)
+    plays = np.zeros((T, R, 10))
+    for r, seq in enumerate(seed_sequences(SEED, "learner", label_of(learner), R)):
+        rng = BatchRNG([seq])                          # replicate r's stream alone
+        wins, fails = np.zeros(10), np.zeros(10)
+        for t in range(T):
+            z, u = rng.normal(20)[0], rng.random(20)[0]
+            g = [marsaglia_tsang(s, z[j], u[j], rng.gens[0]) for j, s in enumerate(np.r_[1 + wins, 1 + fails])]
+            a = int(np.argmax([g[i] / (g[i] + g[10 + i]) for i in range(10)]))
+            plays[t, r, a] = 1.0
+            success = rng.random()[0] < 1.0 - losses[t, r, a]
             wins[a] += success
             fails[a] += not success
-        return plays
-    check_against(ol.make_environment("bernoulli-arms"), ThompsonSampling(), plain, CLASSIC)
+    pulls, pseudo, _ = run_metrics(env, learner, T, R, SEED)
+    np.testing.assert_array_equal(pulls, np.cumsum(plays, axis=0))
+    gaps = 0.9 - np.array(CLASSIC)
+    np.testing.assert_allclose(pseudo, np.cumsum(plays @ gaps, axis=0), rtol=0, atol=1e-9)
 
 
 def test_thompson_gaussian_equals_a_plain_loop():
@@ -285,17 +305,15 @@ def test_beta_posteriors_are_exact():
         fails[np.arange(2), arm] += 1 - x
     a, b = ts.posterior(state)
     assert np.array_equal(a, 1 + wins) and np.array_equal(b, 1 + fails)
-    u = streams(ts, 2, 0)
-    rng = BatchRNG.from_seed(0, "learner", "thompson", 2)
-    state = ts.init(ctx, rng)
-    play = ts.act(state, rng)
-    for r in range(2):
-        [next(u[r]) for _ in range(3)]
-    x = np.array([0.3, 0.8])
-    state = ts.update(state, play, ol.Feedback("bandit", value=1.0 - x), rng)
-    expected = np.array([next(u[r]) < x[r] for r in range(2)], dtype=float)
-    np.testing.assert_array_equal(state.S.sum(axis=1), expected)
-    np.testing.assert_array_equal(state.N.sum(axis=1), [1.0, 1.0])
+    for seed in range(20):
+        rng = BatchRNG.from_seed(seed, "learner", "thompson", 2)
+        state = ts.init(ctx, rng)
+        play = ts.act(state, rng)
+        x = np.array([0.3, 0.8])
+        expected = (copy.deepcopy(rng).random() < x).astype(float)   # the next uniform of each replicate
+        state = ts.update(state, play, ol.Feedback("bandit", value=1.0 - x), rng)
+        np.testing.assert_array_equal(state.S.sum(axis=1), expected)
+        np.testing.assert_array_equal(state.N.sum(axis=1), [1.0, 1.0])
 
 
 @pytest.mark.parametrize("make, message", [
