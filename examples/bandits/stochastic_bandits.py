@@ -10,8 +10,8 @@ to ``out_dir`` (default ``runs/stochastic-bandits``):
   ratio to Lai–Robbins.  Thompson sampling's exact Beta draws (an inverse CDF per arm, replicate and
   round) make it the slow one: this part takes minutes at the default size;
 * ``piecewise.png`` / ``piecewise.csv`` — UCB1, KL-UCB, Thompson, SW-UCB and D-UCB (tuned for T) on three
-  phases of three arms whose best arm moves, T = 20 000, 20 replicates: the dynamic regret, against
-  the best arm of each phase;
+  phases of three arms (0.9, 0.5, 0.3 → 0.4, 0.6, 0.3 → 0.4, 0.5, 0.8), T = 20 000, 20 replicates: the
+  dynamic regret, against the best arm of each phase;
 * ``delay.png`` / ``delay.csv`` — UCB1, KL-UCB and Thompson sampling under fixed delays d = 0, 10, 50, 200,
   1000, T = 10⁴, 20 replicates: the final pseudo-regret against the total delay D.
 

@@ -29,6 +29,9 @@ CLASSIC_POLICIES = {"UCB1": ("ucb1", {}), "MOSS": ("moss", {}), "KL-UCB": ("kl-u
 CHANGING_POLICIES = {"UCB1": ("ucb1", {}), "KL-UCB": ("kl-ucb", {}), "Thompson": ("thompson", {}),
                      "SW-UCB": ("sw-ucb", {}), "D-UCB": ("d-ucb", {})}
 DELAYED_POLICIES = {"UCB1": ("ucb1", {}), "KL-UCB": ("kl-ucb", {}), "Thompson": ("thompson", {})}
+# three arms, three phases: the best arm falls from 0.9 to 0.4 (its long record then misleads a policy that never
+# forgets), then a poor arm rises to the top
+PIECEWISE_MEANS = [[0.9, 0.5, 0.3], [0.4, 0.6, 0.3], [0.4, 0.5, 0.8]]
 
 
 def _learners(policies) -> dict:
@@ -113,22 +116,25 @@ def plot_regret_curves(result, ax=None, metric: str = "pseudo_regret", logx: boo
     return ax
 
 
-def piecewise_comparison(T: int = 20_000, replicates: int = 20, seed: int = 0, changes=None, policies=None):
+def piecewise_comparison(T: int = 20_000, replicates: int = 20, seed: int = 0, means=None, changes=None,
+                         policies=None):
     """The index policies, Thompson sampling, SW-UCB and D-UCB (tuned for T) on ``piecewise-arms``; a Result.
 
-    The default arms have three phases of three arms whose best arm moves (0.8, 0.5, 0.2 → 0.2, 0.5, 0.8 →
-    0.5, 0.8, 0.2), the changes evenly spaced; ``pseudo_regret`` is then the dynamic regret.
+    The default arms (:data:`PIECEWISE_MEANS`) have three phases of three arms: 0.9, 0.5, 0.3 → 0.4, 0.6, 0.3 →
+    0.4, 0.5, 0.8, the changes evenly spaced; ``pseudo_regret`` is then the dynamic regret.
 
     Parameters
     ----------
     T, replicates, seed : int
         Horizon, replicates and root seed.
+    means : list of list of float or None
+        The phases' means; None is :data:`PIECEWISE_MEANS`.
     changes : list of int, int or None
-        The environment's change points (see ``piecewise-arms``).
+        The environment's change points (see ``piecewise-arms``); None spaces them evenly.
     policies : dict or None
         label → (learner name, parameters); None is UCB1, KL-UCB, Thompson, SW-UCB and D-UCB.
     """
-    env = make_environment("piecewise-arms", changes=changes)
+    env = make_environment("piecewise-arms", means=means or PIECEWISE_MEANS, changes=changes)
     ckpts = sorted({int(c) for c in np.linspace(1, T, 60).round()})
     return simulate(env, _learners(policies or CHANGING_POLICIES), T=T, replicates=replicates, seed=seed,
                     checkpoints=ckpts)
