@@ -348,3 +348,15 @@ def test_unknown_family_and_instance_name():
         KLUCB(family="poisson")
     with pytest.raises(UnknownNameError, match=r"got 'hard' \(did you mean 'hard-gaps'\?\)"):
         ol.make_environment("bernoulli-arms", means="hard")
+
+
+@pytest.mark.parametrize("a, b", [(1.0, 1.0), (3.0, 8.0), (120.0, 40.0)])
+def test_gamma_ratio_draws_are_beta(a, b):
+    """Kolmogorov–Smirnov against the Beta(a, b) CDF: 20 000 draws of G_a/(G_a + G_b) (one replicate's stream)."""
+    from scipy import stats
+
+    from onlinelab.learners.thompson import standard_gamma
+    rng = BatchRNG.from_seed(3, "learner", "ks", 2)
+    g = standard_gamma(np.concatenate([np.full((2, 10_000), a), np.full((2, 10_000), b)], axis=1), rng)
+    theta = (g[:, :10_000] / (g[:, :10_000] + g[:, 10_000:])).ravel()
+    assert stats.kstest(theta, stats.beta(a, b).cdf).pvalue > 1e-3
