@@ -41,3 +41,15 @@ def test_delay_zero_row_is_the_undelayed_run():
     assert df.regret.iloc[0] == plain.final("pseudo_regret").mean()
     assert df.D.tolist() == [0, X.total_delay(7, 300)] and df.extra.iloc[0] == 0
     assert np.isfinite(df.regret).all()
+
+
+def test_stochastic_policies_resume_bit_for_bit(tmp_path):
+    """A run of the stochastic policies on stochastic arms, stopped mid-run and resumed, equals the run unstopped
+    (their states, the per-arm metrics and the piecewise environment all survive the checkpoint)."""
+    from tests.resume_check import assert_resume_is_bit_identical
+    cfg_dict = {"run": {"name": "sb", "rounds": 120, "replicates": 2, "checkpoints": [10, 40, 90, 120], "seed": 3},
+                "environments": [{"name": "piecewise-arms", "changes": [50, 100]},
+                                 {"name": "bernoulli-arms", "means": "linear-9"}],
+                "learners": [{"name": "ucb1"}, {"name": "thompson"}, {"name": "sw-ucb", "window": 30},
+                             {"name": "kl-ucb", "c": 3.0}, {"name": "epsilon-greedy"}]}
+    assert_resume_is_bit_identical(cfg_dict, 60, tmp_path)
