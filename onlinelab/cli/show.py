@@ -16,7 +16,10 @@ def _params(cls) -> list[str]:
     for p in sig.parameters.values():
         if p.name == "self" or p.kind not in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
             continue
-        default = "required" if p.default is inspect.Parameter.empty else ("auto" if p.default is None else repr(p.default))
+        if p.default is inspect.Parameter.empty:
+            default = "required"
+        else:
+            default = "auto" if p.default is None else repr(p.default)
         rows.append(f"  {p.name:16s} {default}")
     return rows or ["  (none)"]
 

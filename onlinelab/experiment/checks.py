@@ -111,7 +111,7 @@ def _same(a, b) -> bool:
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
         return np.array_equal(np.asarray(a), np.asarray(b), equal_nan=True)
     if isinstance(a, tuple) and isinstance(b, tuple):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
     if hasattr(a, "__dict__") and hasattr(b, "__dict__"):
@@ -163,12 +163,13 @@ def check_environment(env, learner=None, *, T: int = 30, replicates: int = 2, se
     except OnlinelabError as exc:
         raise CheckError(str(exc)) from exc
     learner = _fresh(learner, make_learner) if learner is not None else _reference_learner(env)
-    first = _shared_checks(env, env, learner, T, replicates, seed,
-                           "draw randomness only from self.rng (set by reset) and keep no state across runs outside reset()")
+    fix = "draw randomness only from self.rng (set by reset) and keep no state across runs outside reset()"
+    first = _shared_checks(env, env, learner, T, replicates, seed, fix)
     passed = ["declarations", "parameters", "pickle", "no global RNG", "run", "deterministic"]
     other = _metrics(env.clone(), learner.clone(), T, replicates, seed + 1)
     comp = lambda m: m[m.metric == "comparator_loss"].value.to_numpy()  # noqa: E731
-    passed.append("seed changes the losses" if not np.array_equal(comp(first), comp(other)) else "losses do not depend on the seed")
+    differs = not np.array_equal(comp(first), comp(other))
+    passed.append("seed changes the losses" if differs else "losses do not depend on the seed")
     return passed
 
 
