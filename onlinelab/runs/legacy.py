@@ -2,7 +2,7 @@
 
 A checkpoint names each object's class as ``"module:qualname"``; :mod:`onlinelab.runs.checkpoint` maps an old
 path through this table before it resolves it, so run directories interrupted under the old layout still resume
-(tests/runs/test_legacy_runs.py holds fixtures written by that code).
+(tests/runs/test_legacy_runs.py resumes the fixtures in tests/fixtures/legacy_runs/, written by that code).
 
 >>> renamed("onlinelab.rng:BatchRNG")
 'onlinelab.core.rng:BatchRNG'
