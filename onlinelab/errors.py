@@ -90,6 +90,10 @@ class CheckError(OnlinelabError, AssertionError):
     """A user's learner or environment failed a conformance check (``onlinelab check``)."""
 
 
+class CompileWarning(UserWarning):
+    """numba cannot compile onlinelab's block kernels here: runs take the numpy path (same numbers, slower)."""
+
+
 class BoundViolationWarning(UserWarning):
     """A learner's mean regret exceeded a bound whose assumptions all held: a bug or a wrong constant."""
 

@@ -1,7 +1,8 @@
 """Typed experiment configuration in TOML, validated with errors that name the key and the fix.
 
 A config has a ``[run]`` table (``seed``, ``rounds``, ``replicates``, ``checkpoints``, ``name``,
-``comparator``: ``"exact"``, ``"truth"`` or ``"none"``, see :func:`onlinelab.simulate`),
+``comparator``: ``"exact"``, ``"truth"`` or ``"none"``, and ``compiled``: true or false, see
+:func:`onlinelab.simulate`),
 one ``[[environments]]`` table per environment and one ``[[learners]]`` table per learner, and
 optionally a ``[delay]`` table (delayed feedback, :func:`onlinelab.feedback.delays.make_delay`) or an
 ``[arrivals]`` table (asynchronous arrivals, :class:`onlinelab.feedback.arrivals.Arrivals`);
@@ -26,7 +27,7 @@ from onlinelab.errors import ConfigError, ConfigTypeError
 from onlinelab.runs.tomlio import AUTO, dump_toml, read_toml  # noqa: F401  (dump_toml re-exported)
 
 RUN_KEYS = {"name": "run", "seed": 0, "rounds": 1000, "replicates": 8, "checkpoints": 40, "plugins": [],
-            "comparator": "exact"}
+            "comparator": "exact", "compiled": True}
 TOP_KEYS = ("run", "environments", "learners", "delay", "arrivals")
 
 
@@ -74,6 +75,7 @@ class ExperimentConfig:
     arrivals: dict | None = None
     comparator: str = "exact"
     plugins: list = field(default_factory=list)
+    compiled: bool = True
 
     def build(self):
         """Instantiate ``(environments, {label: learner})`` from the registry."""
@@ -105,7 +107,7 @@ class ExperimentConfig:
         envs, learners = self.build()
         return simulate(envs, learners, T=self.rounds, replicates=self.replicates, seed=self.seed,
                         checkpoints=self.checkpoints, progress=progress, durable=durable, delay=self.delay,
-                        arrivals=self.arrivals, comparator=self.comparator)
+                        arrivals=self.arrivals, comparator=self.comparator, compiled=self.compiled)
 
 
 def _instantiate(cls, kind, spec: Spec):
@@ -152,6 +154,13 @@ def _specs(raw, kind: str) -> list[Spec]:
     return out
 
 
+def _boolean(key: str, value) -> bool:
+    if not isinstance(value, bool):
+        raise ConfigTypeError(f"{key} must be true or false, got {value!r} ({type(value).__name__}); write "
+                              f"{key.split('.')[-1]} = false (a TOML boolean, no quotes)")
+    return value
+
+
 def parse(data: dict) -> ExperimentConfig:
     """Validate a config dictionary (as read from TOML) and return an :class:`ExperimentConfig`."""
     if not isinstance(data, dict):
@@ -175,7 +184,7 @@ def parse(data: dict) -> ExperimentConfig:
         learners=_specs(data.get("learners"), "learners"),
         delay=_table(data, "delay"), arrivals=_table(data, "arrivals"),
         comparator=v.choice("run.comparator", merged["comparator"], ("exact", "truth", "none")),
-        plugins=_plugin_paths(merged["plugins"]),
+        plugins=_plugin_paths(merged["plugins"]), compiled=_boolean("run.compiled", merged["compiled"]),
     )
     from onlinelab.experiment.preflight import check as preflight
     preflight([(s.name, s.params) for s in cfg.environments], n_learners=len(cfg.learners), T=cfg.rounds,
@@ -194,7 +203,7 @@ def resolved(cfg: ExperimentConfig) -> dict:
     """The config with every default written out (``None`` as ``"auto"``)."""
     envs, learners = cfg.build()
     out = {"run": {"name": cfg.name, "seed": cfg.seed, "rounds": cfg.rounds, "replicates": cfg.replicates,
-                   "checkpoints": cfg.checkpoints, "comparator": cfg.comparator},
+                   "checkpoints": cfg.checkpoints, "comparator": cfg.comparator, "compiled": cfg.compiled},
            "environments": [{"name": e.name, **e.get_params()} for e in envs],
            "learners": [{"name": lrn.name, "label": label, **lrn.get_params()} for label, lrn in learners.items()]}
     if cfg.plugins:  # loaded again by `onlinelab run <run dir>/config.toml`; `load_toml` made them absolute

@@ -35,6 +35,7 @@ from onlinelab.core.rng import BatchRNG
 from onlinelab.core.schedule import _checkpoints, default_checkpoints  # noqa: F401  (default_checkpoints re-exported)
 from onlinelab.core.slot import Slot, feedback_for  # noqa: F401  (feedback_for: the shared feedback rule, re-exported)
 from onlinelab.errors import ConfigError, OnlinelabError, SimulationError
+from onlinelab.kernels import use_compiled
 from onlinelab.runs.result import Result, build_result
 
 
@@ -184,7 +185,7 @@ def _run_one(env, env_label, learners, T, R, seed, ckpts, progress, durable=None
 
 def simulate(environment, learners, *, T: int, replicates: int = 1, seed: int = 0, checkpoints=None,
              progress: bool = False, blas_threads: int = 1, durable=None, delay=None, arrivals=None,
-             comparator: str = "exact") -> Result:
+             comparator: str = "exact", compiled: bool = True) -> Result:
     """Play ``learners`` against ``environment`` (an Environment, a registered name, or a list of them).
 
     Returns a :class:`~onlinelab.Result` with one tidy row per (learner, environment,
@@ -225,12 +226,19 @@ def simulate(environment, learners, *, T: int, replicates: int = 1, seed: int = 
         population optimum played every round (``Environment.population_play``; cheaper for long
         streams), or nothing (no regret, comparator or bound metrics; the fastest). Recorded in
         ``Result.meta["comparator"]`` and the run directory's meta.json.
+    compiled : bool, default True
+        Let learners, environments and recorders that have a compiled block kernel (:mod:`onlinelab.kernels`)
+        use it; False runs the numpy reference everywhere (the same numbers, to 1e-12, more slowly). Config key:
+        ``[run] compiled``.
     """
     T = v.integer("T", T, minimum=1)
     R = v.integer("replicates", replicates, minimum=1)
     seed = v.integer("seed", seed, minimum=0)
     blas_threads = v.integer("blas_threads", blas_threads, minimum=1)
     comparator = v.choice("comparator", comparator, COMPARATORS)
+    if not isinstance(compiled, bool):
+        raise ConfigError(f"compiled must be True or False, got {compiled!r}; pass compiled=False to run the numpy "
+                          "reference path")
     lrns = _learners(learners)
     envs = _environments(environment)
     check_pairings(lrns, envs, label_of)
@@ -248,7 +256,7 @@ def simulate(environment, learners, *, T: int, replicates: int = 1, seed: int = 
         raise ConfigError(f"two environments share the label {labels!r}; give them different parameters")
     bar = Progress(total=T * len(envs)) if progress else None
     results = []
-    with threadpool_limits(limits=blas_threads):
+    with threadpool_limits(limits=blas_threads), use_compiled(compiled):
         for env, env_label in zip(envs, labels, strict=True):
             if durable is not None and durable.finished(env_label) is not None:
                 results.append(durable.finished(env_label))  # done before an interruption

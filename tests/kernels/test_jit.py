@@ -1,0 +1,82 @@
+"""The compiled-kernel machinery: lazy compile, the switch, the one-warning fallback, nothing at import."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import onlinelab as ol
+from onlinelab.errors import CompileWarning, ConfigError, ConfigTypeError
+from onlinelab.experiment.config import parse
+from onlinelab.kernels import compiled_active, jit, use_compiled
+
+
+def test_import_compiles_nothing_and_does_not_import_numba():
+    code = "import sys, onlinelab; import onlinelab.kernels; print('numba' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
+
+
+def test_a_kernel_compiles_on_first_call_and_records_its_compile_time():
+    @jit.kernel
+    def axpy(a, x, y):
+        out = np.empty_like(x)
+        for i in range(x.shape[0]):
+            out[i] = a * x[i] + y[i]
+        return out
+
+    x, y = np.arange(5.0), np.ones(5)
+    got = axpy.call(2.0, x, y)
+    np.testing.assert_array_equal(got, 2.0 * x + y)   # a·x + y: one multiply and one add, same order, bit for bit
+    assert axpy.compile_s is not None and axpy.compile_s > 0
+    assert axpy.name in jit.compile_report()
+
+
+def test_the_switch_is_scoped_and_simulate_restores_it():
+    assert compiled_active()
+    with use_compiled(False):
+        assert not compiled_active()
+        with use_compiled(True):
+            assert compiled_active()
+        assert not compiled_active()
+    assert compiled_active()
+    ol.simulate("bernoulli-arms", [ol.make_learner("exp3")], T=20, replicates=2, compiled=False)
+    assert compiled_active()
+
+
+def test_compiled_must_be_a_boolean_in_python_and_in_toml():
+    with pytest.raises(ConfigError, match="compiled must be True or False"):
+        ol.simulate("bernoulli-arms", [ol.make_learner("exp3")], T=5, compiled="no")
+    base = {"environments": [{"name": "bernoulli-arms"}], "learners": [{"name": "exp3"}]}
+    with pytest.raises(ConfigTypeError, match="run.compiled must be true or false.*no quotes"):
+        parse({**base, "run": {"compiled": "false"}})
+    assert parse({**base, "run": {"compiled": False}}).compiled is False
+
+
+def test_a_machine_without_numba_falls_back_with_one_warning():
+    code = """
+import warnings, numpy as np
+warnings.simplefilter("always")
+from onlinelab.kernels import jit
+@jit.kernel
+def f(x):
+    return x + 1.0
+@jit.kernel
+def g(x):
+    return x * 2.0
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    a, b, c = f.call(1.0), g.call(1.0), f.call(2.0)
+print(a, b, c, sum(issubclass(w.category, jit.CompileWarning) for w in caught))
+"""
+    env = {**os.environ, "ONLINELAB_NO_NUMBA": "1"}
+    env.pop("ONLINELAB_KERNELS_STRICT", None)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env).stdout
+    assert out.split() == ["None", "None", "None", "1"]   # every kernel asks for the numpy path; one warning in all
+
+
+def test_compile_warning_is_a_user_warning_from_the_error_module():
+    assert issubclass(CompileWarning, UserWarning) and jit.CompileWarning is CompileWarning
