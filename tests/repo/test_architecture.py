@@ -32,8 +32,8 @@ MAX_LINES = 400
 # the package face: onlinelab/ holds these files and the subpackage folders, nothing else
 FACE_FILES = {"__init__.py", "__main__.py", "errors.py", "_version.py", "_builtins.py", "py.typed"}
 # what onlinelab.environments may import besides itself (its layer sits beside learners, but it only needs these)
-ENVIRONMENTS_MAY_IMPORT = {"onlinelab.core", "onlinelab.kernels", "onlinelab.geometry", "onlinelab.losses", "onlinelab.bounds",
-                           "onlinelab.errors", "onlinelab._version", "onlinelab.environments"}
+ENVIRONMENTS_MAY_IMPORT = {"onlinelab.core", "onlinelab.kernels", "onlinelab.geometry", "onlinelab.losses",
+                           "onlinelab.bounds", "onlinelab.errors", "onlinelab._version", "onlinelab.environments"}
 # folders of tests/ that are not a subpackage's tests
 TESTS_NOT_MIRRORING = {"fixtures", "repo", "__pycache__"}
 
