@@ -1,6 +1,6 @@
 """The environment library; every module in this package is imported, so its environments register by name.
 
-Drop a file defining a subclass of :class:`onlinelab.Environment` decorated with
+Drop a file defining a subclass of `onlinelab.Environment` decorated with
 ``@onlinelab.register_environment("my-name")`` into this folder and it is available to
 ``onlinelab.make_environment("my-name")``, to configs and to the CLI.
 """

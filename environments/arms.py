@@ -3,7 +3,7 @@
 * ``bernoulli-arms``   — stochastic: arm i pays reward 1 with probability ``means[i]``, so its
   loss 1 − reward has mean 1 − means[i] (SMPyBandits' convention: ``means`` are reward means).
   The default is the classic 10-armed problem 0.1, 0.2, …, 0.8, 0.85, 0.9; ``means`` may also name
-  one of the classic instances of :data:`INSTANCES`.  It knows its means, so every learner gets the
+  one of the classic instances of `INSTANCES`.  It knows its means, so every learner gets the
   per-arm metrics (pseudo-regret, pulls, optimal pulls) and bandit learners the bounds of theory §10
   (onlinelab.bounds.bandits).
 * ``adversarial-arms`` — oblivious but non-stationary: every ``block`` rounds a different arm is
@@ -45,7 +45,7 @@ INSTANCES = {
 
 
 def named_means(name: str, field: str = "means") -> list[float]:
-    """The reward means of a named instance of :data:`INSTANCES` (an UnknownNameError names the others)."""
+    """The reward means of a named instance of `INSTANCES` (an UnknownNameError names the others)."""
     if name not in INSTANCES:
         hint = did_you_mean(name, list(INSTANCES))
         raise UnknownNameError(f"{field} must be a list of arm means in [0, 1] or the name of an instance "
@@ -55,7 +55,7 @@ def named_means(name: str, field: str = "means") -> list[float]:
 
 
 def check_means(means, field: str = "means") -> list[float]:
-    """Reward means of K ≥ 2 Bernoulli arms, each in [0, 1] (or the name of an instance of :data:`INSTANCES`)."""
+    """Reward means of K ≥ 2 Bernoulli arms, each in [0, 1] (or the name of an instance of `INSTANCES`)."""
     if isinstance(means, str):
         return named_means(means, field)
     if isinstance(means, bytes) or not hasattr(means, "__len__"):
@@ -89,7 +89,7 @@ class _Arms(Environment):
         return self._u[:, self._pos - 1]
 
     def uniform_rows(self, n: int) -> np.ndarray:
-        """The next n rounds' uniforms, (n, R, K): exactly what n calls of :meth:`uniforms` return."""
+        """The next n rounds' uniforms, (n, R, K): exactly what n calls of `uniforms` return."""
         parts, left = [], n
         while left:
             if self._pos == self.chunk:
@@ -124,7 +124,7 @@ class BernoulliArms(KnownMeans, _Arms):
     Parameters
     ----------
     means : list of float, str or None
-        Reward means in [0, 1], or the name of an instance of :data:`INSTANCES` ("classic", "linear-9",
+        Reward means in [0, 1], or the name of an instance of `INSTANCES` ("classic", "linear-9",
         "low-means", "hard-gaps"); None is the classic 10-armed problem.
     """
 
@@ -144,7 +144,7 @@ class BernoulliArms(KnownMeans, _Arms):
 
     def emit_block(self, t, n):
         """n rounds at once (onlinelab.core.blocks): the same uniforms, in the same order, as n calls of
-        :meth:`emit`."""
+        `emit`."""
         return LossBlock.of_rows(LinearLoss, (self.uniform_rows(n) >= self._mu).astype(float), domain=self._simplex)
 
 
@@ -177,7 +177,7 @@ class AdversarialArms(_Arms):
 
     def emit_block(self, t, n):
         """n rounds at once (onlinelab.core.blocks): the same uniforms, in the same order, as n calls of
-        :meth:`emit`."""
+        `emit`."""
         means = self._means(np.arange(t, t + n))[:, None, :]
         return LossBlock.of_rows(LinearLoss, (self.uniform_rows(n) < means).astype(float), domain=self._simplex)
 

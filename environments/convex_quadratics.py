@@ -3,7 +3,7 @@
 Oblivious, i.i.d.: A_t = Q diag(a) Qᵀ with a uniform in [μ, 1] and a random rotation Q, c_t
 uniform in the unit ball.  Domain ``ball:1``; the gradient over the ball is at most
 ‖A_t‖₂(1 + ‖c_t‖) ≤ 2 = ``loss_bound`` (checked every round).  The comparator is the exact
-minimiser of the summed quadratic over the ball (:func:`onlinelab.losses.vector.quadratic_argmin`).
+minimiser of the summed quadratic over the ball (`onlinelab.losses.vector.quadratic_argmin`).
 
 >>> RandomQuadratics(d=3).domain
 'ball:1'

@@ -5,7 +5,7 @@
 * ``hinge-data``    — ℓ_t(x) = (1/b)Σ_{i∈B_t} max(0, 1 − y_i a_i·x) + (λ/2)‖x‖² (the soft-margin SVM online,
   theory §9; subgradients, comparator through the SVM dual).
 
-The samples are scikit-learn's bundled breast-cancer data (:func:`onlinelab.losses.datasets.load_data`);
+The samples are scikit-learn's bundled breast-cancer data (`onlinelab.losses.datasets.load_data`);
 B_t is b indices drawn uniformly with replacement, independently per replicate (oblivious, i.i.d.).
 Domain ``box:-r:r``; ``loss_bound`` = |φ'|max + λ r√n bounds every gradient over the box (checked each
 round); ℓ_t is λ-strongly convex, which the losses report (FTL's bound, theory §3.2, docs/theory/03-oco-fenchel.md).

@@ -27,9 +27,9 @@ from onlinelab.errors import LossError
 class LeastSquaresLoss:
     """``e(w) = ‖B w − y‖²/(2M)`` per replicate; B (M, d) shared, y (R, M).  Mixed strategies are points w (R, d).
 
-    A round's loss has M = m rows and is one sample (one noisy target vector y_t).  :meth:`joined` stacks n
+    A round's loss has M = m rows and is one sample (one noisy target vector y_t).  `joined` stacks n
     samples' rows, M = n·m: ``‖B_cat w − y_cat‖²/(2nm) = (1/n) Σ_t e_t(w)``, the mean loss of a mini-batch —
-    what an arrivals queue hands a learner that takes it whole (theory §8, :mod:`onlinelab.feedback.arrivals`).
+    what an arrivals queue hands a learner that takes it whole (theory §8, `onlinelab.feedback.arrivals`).
 
     Parameters
     ----------

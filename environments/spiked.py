@@ -5,7 +5,7 @@
 that concentrates on the subspace gains most (the loss is negative semi-definite).
 ``normalize="unit"`` uses x/‖x‖ (‖L‖₂ = 1 exactly); ``"clip"`` uses x/max(‖x‖, radius),
 with radius 2√tr Σ by default, keeping the Gaussian shape for all but rare samples.
-The loss travels factored (its vector), see :class:`onlinelab.FactoredLoss`.
+The loss travels factored (its vector), see `onlinelab.FactoredLoss`.
 
 >>> env = SpikedCovariance(d=4)
 >>> env.subspace.shape
@@ -80,7 +80,7 @@ class SpikedCovariance(Environment):
         return FactoredLoss(self._normalized(self.rng.normal(self.d) @ self.sqrt_cov), coef=-1.0)
 
     def emit_block(self, t, n):
-        """n rounds at once: the same draws as n calls of :meth:`emit`, one vector per round and replicate."""
+        """n rounds at once: the same draws as n calls of `emit`, one vector per round and replicate."""
         x = self._normalized(np.swapaxes(self.rng.normal((n, self.d)), 0, 1) @ self.sqrt_cov)  # (n, R, d)
         return LossBlock.of_rows(FactoredLoss, x, coef=-1.0)
 

@@ -9,7 +9,7 @@
   uniformly in [0, 1]) from the generator of ``seed``, the same for every replicate.
 
 Both know their means (``expected_losses``), so every learner facing them gets the per-arm metrics
-of :mod:`onlinelab.core.arm_metrics`; on piecewise arms ``pseudo_regret`` is the dynamic regret,
+of `onlinelab.core.arm_metrics`; on piecewise arms ``pseudo_regret`` is the dynamic regret,
 against the best arm of each phase.  Draws come from each replicate's own stream and a block of n
 rounds draws exactly what n rounds do.
 
@@ -78,7 +78,7 @@ class GaussianArms(KnownMeans, _Arms):
         return LinearLoss(1.0 - (self._mu + self.sigma * self.rng.normal(self.d)), self._simplex)
 
     def emit_block(self, t, n):
-        """n rounds at once: the same normals, in the same order, as n calls of :meth:`emit`."""
+        """n rounds at once: the same normals, in the same order, as n calls of `emit`."""
         z = np.swapaxes(self.rng.normal((n, self.d)), 0, 1)           # (n, R, K)
         return LossBlock.of_rows(LinearLoss, 1.0 - (self._mu + self.sigma * z), domain=self._simplex)
 
@@ -157,7 +157,7 @@ class PiecewiseArms(_Arms):
         return self._phases[np.searchsorted(self._cuts, rounds, side="right")]
 
     def instance(self) -> ArmInstance:
-        """The first phase's means and the change points (after :meth:`reset`)."""
+        """The first phase's means and the change points (after `reset`)."""
         return ArmInstance(tuple(float(m) for m in self._phases[0]), "bernoulli", 1.0,
                            tuple(int(c) for c in self._cuts))
 
@@ -171,6 +171,6 @@ class PiecewiseArms(_Arms):
         return LinearLoss((self.uniforms() >= self._mu_of(t)).astype(float), self._simplex)
 
     def emit_block(self, t, n):
-        """n rounds at once: the same uniforms, in the same order, as n calls of :meth:`emit`."""
+        """n rounds at once: the same uniforms, in the same order, as n calls of `emit`."""
         mu = self._mu_of(np.arange(t, t + n))[:, None, :]
         return LossBlock.of_rows(LinearLoss, (self.uniform_rows(n) >= mu).astype(float), domain=self._simplex)

@@ -13,7 +13,7 @@
   for every replicate, fixed at construction like ``spiked-stream``'s ``basis_seed``); what the
   run's seed randomises, per replicate, is the order in which that data set is streamed.
 
-Every round is one :class:`~onlinelab.losses.streaming.SampleLoss` (the b samples as
+Every round is one `onlinelab.losses.streaming.SampleLoss` (the b samples as
 factors), so regret is compression regret against the best rank-k projection in hindsight.
 At checkpoints the environment scores any learner with a ``subspace(state)`` method:
 ``sin2_theta``, ``sin_theta_fro``, ``explained_variance`` (tr QᵀΣQ / tr Σ) and
@@ -150,7 +150,7 @@ class SpikedStream(SubspaceStream):
         return max(1, min(64, 2 ** 19 // (self.d * self.block)))
 
     def emit_block(self, t, n):
-        """n rounds at once (a fixed subspace only): the same draws as n calls of :meth:`emit`."""
+        """n rounds at once (a fixed subspace only): the same draws as n calls of `emit`."""
         if type(self).angle is not SpikedStream.angle:
             return None  # a moving subspace: round by round
         G = np.swapaxes(self.rng.normal((n, self.d, self.block)), 0, 1)     # (n, R, d, b)

@@ -1,5 +1,5 @@
 """What ships with onlinelab, imported on the first registry lookup
-(see :func:`onlinelab.core.registry.set_builtin_loader`).
+(see `onlinelab.core.registry.set_builtin_loader`).
 
 Importing a module registers what it defines: the built-in learners, every module of the environment
 package (a user's file dropped there included) and the run kinds with their result classes.

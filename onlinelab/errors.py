@@ -1,7 +1,7 @@
 """One exception hierarchy for onlinelab; every message names the field, the value and the fix.
 
 All validation in the package raises one of these (never ``assert``), so a user can
-catch :class:`OnlinelabError` for anything the library rejects.  Each class also
+catch `OnlinelabError` for anything the library rejects.  Each class also
 derives from the closest built-in (``ValueError``, ``KeyError``, ``TypeError``) so
 generic code that catches those keeps working.
 
@@ -47,7 +47,7 @@ class DomainError(ConfigError):
 
 
 class SimulationError(OnlinelabError, RuntimeError):
-    """A run failed midway; ``partial`` holds the :class:`~onlinelab.Result` of the rounds completed.
+    """A run failed midway; ``partial`` holds the `onlinelab.Result` of the rounds completed.
 
     Parameters
     ----------

@@ -1,13 +1,13 @@
 """The experiments of theory §8 (docs/theory/08-bandits-delays.md), shared by the example script and notebook 08.
 
-* :func:`exp3_beside_bound` — Exp3 and Exp3 of Auer et al. on the 10-armed Bernoulli problem, with bounds;
-* :func:`regret_against_delay` — final regret of delayed OGD (against ``sign-chaser``) and of delayed
+* `exp3_beside_bound` — Exp3 and Exp3 of Auer et al. on the 10-armed Bernoulli problem, with bounds;
+* `regret_against_delay` — final regret of delayed OGD (against ``sign-chaser``) and of delayed
   Exp3 (against ``split-chaser``), two adaptive adversaries that punish late feedback, for fixed delays
   d, each learner tuned for its total delay D, beside √(T + 2D) and √(KT + 2D): the √(T + D) shape;
-* :func:`arrivals_sweep` — Oja one sample per call against block Oja under Poisson arrivals, the load ρ
+* `arrivals_sweep` — Oja one sample per call against block Oja under Poisson arrivals, the load ρ
   swept across 1: accuracy, queue length, staleness, utilisation at the horizon.
 
-Each returns a pandas DataFrame (or a :class:`~onlinelab.Result`); ``plot_*`` draw them on given Axes.
+Each returns a pandas DataFrame (or a `onlinelab.Result`); ``plot_*`` draw them on given Axes.
 
 >>> df = regret_against_delay(delays=(0, 4), T=100, replicates=2)
 >>> sorted(df.learner.unique()), bool((df.D > 0).any())
@@ -101,7 +101,7 @@ def plot_regret_against_delay(df: pd.DataFrame, ax=None):
     Parameters
     ----------
     df : DataFrame
-        The output of :func:`regret_against_delay`.
+        The output of `regret_against_delay`.
     ax : matplotlib Axes or None
         Where to draw.
     """
@@ -161,7 +161,7 @@ def plot_arrivals_sweep(df: pd.DataFrame, axes=None):
     Parameters
     ----------
     df : DataFrame
-        The output of :func:`arrivals_sweep`.
+        The output of `arrivals_sweep`.
     axes : three matplotlib Axes or None
         Where to draw.
     """

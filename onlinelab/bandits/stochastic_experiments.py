@@ -1,15 +1,15 @@
 """The experiments of theory §10 (docs/theory/10-stochastic-bandits.md), shared by the example script and notebook 09.
 
-* :func:`classic_comparison` — UCB1, MOSS, KL-UCB, Thompson sampling and Exp3 on the 10-armed Bernoulli
-  problem (means 0.1, …, 0.8, 0.85, 0.9), beside the Lai–Robbins curve; :func:`final_table` gives the
+* `classic_comparison` — UCB1, MOSS, KL-UCB, Thompson sampling and Exp3 on the 10-armed Bernoulli
+  problem (means 0.1, …, 0.8, 0.85, 0.9), beside the Lai–Robbins curve; `final_table` gives the
   final pseudo-regret with its 95 % interval and the ratio to Lai–Robbins;
-* :func:`piecewise_comparison` — the same index policies, Thompson sampling, sliding-window UCB and
+* `piecewise_comparison` — the same index policies, Thompson sampling, sliding-window UCB and
   discounted UCB on piecewise-stationary arms: dynamic regret, against the best arm of each phase;
-* :func:`regret_against_total_delay` — the stochastic policies under a fixed delay d: final
+* `regret_against_total_delay` — the stochastic policies under a fixed delay d: final
   pseudo-regret against the total delay D = Σ_t min(d, T − t).
 
-Each returns a :class:`~onlinelab.Result` or a pandas DataFrame; ``plot_*`` draw them on given Axes.
-The regret is the pseudo-regret of :mod:`onlinelab.core.arm_metrics` (Σ_t Σ_i p_t(i)·Δ_i(t)).
+Each returns a `onlinelab.Result` or a pandas DataFrame; ``plot_*`` draw them on given Axes.
+The regret is the pseudo-regret of `onlinelab.core.arm_metrics` (Σ_t Σ_i p_t(i)·Δ_i(t)).
 
 >>> res = classic_comparison(T=300, replicates=2)
 >>> list(final_table(res).learner)
@@ -120,7 +120,7 @@ def piecewise_comparison(T: int = 20_000, replicates: int = 20, seed: int = 0, m
                          policies=None):
     """The index policies, Thompson sampling, SW-UCB and D-UCB (tuned for T) on ``piecewise-arms``; a Result.
 
-    The default arms (:data:`PIECEWISE_MEANS`) have three phases of three arms: 0.9, 0.5, 0.3 → 0.4, 0.6, 0.3 →
+    The default arms (`PIECEWISE_MEANS`) have three phases of three arms: 0.9, 0.5, 0.3 → 0.4, 0.6, 0.3 →
     0.4, 0.5, 0.8, the changes evenly spaced; ``pseudo_regret`` is then the dynamic regret.
 
     Parameters
@@ -128,7 +128,7 @@ def piecewise_comparison(T: int = 20_000, replicates: int = 20, seed: int = 0, m
     T, replicates, seed : int
         Horizon, replicates and root seed.
     means : list of list of float or None
-        The phases' means; None is :data:`PIECEWISE_MEANS`.
+        The phases' means; None is `PIECEWISE_MEANS`.
     changes : list of int, int or None
         The environment's change points (see ``piecewise-arms``); None spaces them evenly.
     policies : dict or None
@@ -189,7 +189,7 @@ def plot_regret_against_delay(df: pd.DataFrame, ax=None):
     Parameters
     ----------
     df : pandas.DataFrame
-        The output of :func:`regret_against_total_delay`.
+        The output of `regret_against_total_delay`.
     ax : matplotlib Axes or None
         Where to draw; None makes a new figure.
     """

@@ -1,8 +1,8 @@
 """Theoretical bounds as data: each theorem's curve with the assumptions it needs (docs/theory/).
 
-:mod:`onlinelab.bounds.base` holds the :class:`Bound` type and the bandit-PCA / MEG bounds; the OCO
-learners' bounds are in :mod:`onlinelab.bounds.oco` and the delayed-feedback ones in
-:mod:`onlinelab.bounds.delay`.  The names of ``base`` are re-exported here.
+`onlinelab.bounds.base` holds the `Bound` type and the bandit-PCA / MEG bounds; the OCO
+learners' bounds are in `onlinelab.bounds.oco` and the delayed-feedback ones in
+`onlinelab.bounds.delay`.  The names of ``base`` are re-exported here.
 """
 from onlinelab.bounds.base import (
                                    TOL,

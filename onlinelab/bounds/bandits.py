@@ -1,10 +1,10 @@
 """Stochastic bandit bounds as data: UCB1's and MOSS's upper bounds, asymptotic rates, and lower bounds (theory §10).
 
-An arms environment describes its instance as an :class:`ArmInstance` (reward means, family, change
-points) and hands :func:`arms_bounds` to the simulator through ``Environment.instance_bounds``: every
+An arms environment describes its instance as an `ArmInstance` (reward means, family, change
+points) and hands `arms_bounds` to the simulator through ``Environment.instance_bounds``: every
 bandit learner facing it gets the lower bounds, and a learner that knows gap-dependent bounds of its
 own lists them in ``instance_bounds(instance, ctx)``.  The curves are about the pseudo-regret
-(``metric="pseudo_regret"``, :mod:`onlinelab.core.arm_metrics`), Σ_i Δ_i N_i(t), in expectation.
+(``metric="pseudo_regret"``, `onlinelab.core.arm_metrics`), Σ_i Δ_i N_i(t), in expectation.
 With μ* = max μ_i, Δ_i = μ* − μ_i and kl the relative entropy of the family:
 
 * UCB1 (Auer, Cesa-Bianchi and Fischer 2002, Theorem 1), rewards in [0, 1]:

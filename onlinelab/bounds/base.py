@@ -1,6 +1,6 @@
 """Theoretical regret bounds as data: a formula over the run's loss statistics plus the assumptions it needs.
 
-A :class:`Bound` is evaluated on :class:`LossStats` (per replicate, at each checkpoint t):
+A `Bound` is evaluated on `LossStats` (per replicate, at each checkpoint t):
 ``spec_sq`` = Σ_{s≤t} ‖L_s‖₂², ``fro_sq`` = Σ_{s≤t} ‖L_s‖_F², ``comparator`` = λ_min(Σ_{s≤t} L_s).
 Each bound keeps a fixed η and replaces the horizon by t, which the proofs allow
 (the smoothed comparator of Lemma 9 is built for horizon t).  ``assumptions`` maps
@@ -74,7 +74,7 @@ class Bound:
     assumptions : dict
         Readable statement → whether it held in this run; the bound applies only when all held.
     curve : callable
-        ``curve(stats)`` → the bound per replicate and checkpoint, from a :class:`LossStats`.
+        ``curve(stats)`` → the bound per replicate and checkpoint, from a `LossStats`.
     pointwise : bool, default False
         True when it bounds every replicate's regret (deterministic learners); False when it bounds
         the expected regret (compared with the replicate mean).
@@ -87,7 +87,7 @@ class Bound:
         flagged as violated.
     metric : str, default "regret"
         The recorded metric the bound is about: ``"regret"`` (against the best fixed action in
-        hindsight) or ``"pseudo_regret"`` (against the arms' means, :mod:`onlinelab.core.arm_metrics`).
+        hindsight) or ``"pseudo_regret"`` (against the arms' means, `onlinelab.core.arm_metrics`).
     """
 
     name: str

@@ -1,16 +1,16 @@
 """Robust PCA, matrix completion and composite first-order methods as iterative rounds on the event loop
 (theory §6, §9).
 
-* :func:`robust_pca` — Algorithms 7 (linearised Bregman = gradient descent on the dual energy G_τ)
+* `robust_pca` — Algorithms 7 (linearised Bregman = gradient descent on the dual energy G_τ)
   and 9 (its FISTA acceleration), with the rate curves checked at every checkpoint;
-* :func:`complete_matrix` — Algorithms 10/11 (matrix completion), and :func:`complete_stream`, the
+* `complete_matrix` — Algorithms 10/11 (matrix completion), and `complete_stream`, the
   online version on a recommender stream that reveals a batch of entries per round;
-* :func:`prox_gradient` — gradient descent, ISTA and FISTA on :class:`Lasso`, :class:`HuberLasso`,
-  :class:`LeastSquares` (scikit-learn's diabetes data), and :func:`svm_dual`, the soft-margin SVM by its
-  dual with the primal–dual gap; the ``[bregman]`` run kind (:mod:`~onlinelab.experiment.kinds.bregman`);
-* :mod:`~onlinelab.bregman.prox` — soft-thresholding, singular value thresholding and their envelopes;
-* :mod:`~onlinelab.bregman.loop` — :func:`iterate`, the runner every method here shares, and
-  :class:`IterationResult`, the tidy table with ``bound:*`` rows.
+* `prox_gradient` — gradient descent, ISTA and FISTA on `Lasso`, `HuberLasso`,
+  `LeastSquares` (scikit-learn's diabetes data), and `svm_dual`, the soft-margin SVM by its
+  dual with the primal–dual gap; the ``[bregman]`` run kind (`onlinelab.experiment.kinds.bregman`);
+* `onlinelab.bregman.prox` — soft-thresholding, singular value thresholding and their envelopes;
+* `onlinelab.bregman.loop` — `iterate`, the runner every method here shares, and
+  `IterationResult`, the tidy table with ``bound:*`` rows.
 
 >>> import numpy as np
 >>> L, S, res = robust_pca(np.outer(np.arange(1.0, 6.0), np.ones(4)), iters=50)

@@ -7,10 +7,10 @@ Solved problem, for γ > 0 (nuclear-norm minimal completion as γ → ∞)::
 with P_Ω the restriction to the observed entries Ω.  Algorithm 10: L^{k+1} = SVT_γ(τP_Ωᵀz^k),
 z^{k+1} = z^k − (P_Ω L^{k+1} − P_Ω X), z⁰ = P_Ω X — gradient descent with step 1 on the dual energy
 G_τ (‖P_Ω‖ = 1, so τ ≤ 1); Algorithm 11 adds FISTA momentum.  The dual iterate z is stored as
-an n × s matrix that is zero off Ω.  Rates as for robust PCA (:mod:`onlinelab.bregman.linearised`).
+an n × s matrix that is zero off Ω.  Rates as for robust PCA (`onlinelab.bregman.linearised`).
 
-*Online* (a recommender stream): :class:`RecommenderStream` holds out a fixed set of entries and
-reveals the others ``batch`` at a time, one round each; :class:`OnlineCompletion` adds the revealed
+*Online* (a recommender stream): `RecommenderStream` holds out a fixed set of entries and
+reveals the others ``batch`` at a time, one round each; `OnlineCompletion` adds the revealed
 entries to Ω (their dual entries start at their values, as z⁰ = P_Ω X does) and takes one
 iteration per round, so it always works on what it has seen.  Metrics: held-out RMSE, rank,
 residual on the seen entries, the fraction seen.
@@ -69,7 +69,7 @@ def observed(M_observed, mask=None):
 
 
 class MatrixCompletion(LinearisedBregman):
-    """Algorithm 10 (``accelerated=False``) or 11 as an iterative method for :func:`~onlinelab.bregman.loop.iterate`.
+    """Algorithm 10 (``accelerated=False``) or 11 as an iterative method for `onlinelab.bregman.loop.iterate`.
 
     Parameters
     ----------
@@ -251,7 +251,7 @@ def complete_matrix(M_observed, mask=None, gamma=None, accelerated: bool = True,
                     checkpoints=None, reference: bool = True, tol: float = 1e-10):
     """Complete a partly observed matrix by Algorithm 11 (or 10); returns ``(L, result)``.
 
-    ``result`` (an :class:`~onlinelab.bregman.loop.IterationResult`) logs ``dual_gap``, ``residual``
+    ``result`` (an `onlinelab.bregman.loop.IterationResult`) logs ``dual_gap``, ``residual``
     ½‖P_Ω(L^k − X)‖², ``rank``, ``dual_energy`` and, given ``truth``, ``heldout_rmse`` on the
     unobserved entries; the rate curve is checked at every checkpoint (theory §6).
 
@@ -291,7 +291,7 @@ def complete_matrix(M_observed, mask=None, gamma=None, accelerated: bool = True,
 @single_blas
 def complete_stream(truth, batch: int, gamma: float, rounds: int | None = None, *, holdout: float = 0.2,
                     tau: float = 1.0, accelerated: bool = False, seed: int = 0, checkpoints=None):
-    """Online completion on a :class:`RecommenderStream` of ``truth``; returns ``(L, result)``.
+    """Online completion on a `RecommenderStream` of ``truth``; returns ``(L, result)``.
 
     Parameters
     ----------

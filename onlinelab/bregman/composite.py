@@ -8,8 +8,8 @@ E = F + G with F convex and L-smooth and G convex with a cheap prox; iterates ar
   larger and is drawn too.
 * FISTA (t_k rule ``"recursive"`` or ``"linear"``): E(w^k) − E⋆ ≤ 2‖w⁰ − ŵ‖²/(τ(k+1)²) [std].
 
-Problems (:class:`Lasso`, :class:`LeastSquares`, :class:`HuberLasso`, and the SVM dual of
-:mod:`onlinelab.bregman.svm`) give F, ∇F, L, G and prox_{τG}.  E⋆ and ŵ come from a reference
+Problems (`Lasso`, `LeastSquares`, `HuberLasso`, and the SVM dual of
+`onlinelab.bregman.svm`) give F, ∇F, L, G and prox_{τG}.  E⋆ and ŵ come from a reference
 solve (FISTA with restart until the step ‖w − prox_{τG}(w − τ∇F(w))‖ ≤ tol·max(1, ‖w⁰‖…)).
 The LASSO data are scikit-learn's bundled diabetes set (442 × 10, never downloaded), target centred.
 
@@ -169,12 +169,12 @@ class HuberLasso(LeastSquares):
 
 
 class ProxGradient:
-    """ISTA / gradient descent (``accelerated=False``) or FISTA on a composite problem, for :func:`iterate`.
+    """ISTA / gradient descent (``accelerated=False``) or FISTA on a composite problem, for `iterate`.
 
     Parameters
     ----------
     problem : object
-        F, ∇F, L, G, prox (e.g. :class:`Lasso`).
+        F, ∇F, L, G, prox (e.g. `Lasso`).
     step : float or None, default None
         τ; None for 1/L.
     accelerated : bool, default False
@@ -215,7 +215,7 @@ class ProxGradient:
         return self.problem.prox(y - self.tau * self.problem.grad(y), self.tau)
 
     def solve_reference(self, max_iter: int = 200000) -> dict:
-        """ŵ and E⋆ by restarted FISTA (see :func:`~onlinelab.geometry.momentum.restarted_fista`)."""
+        """ŵ and E⋆ by restarted FISTA (see `onlinelab.geometry.momentum.restarted_fista`)."""
         g0 = np.sqrt(np.sum(self.problem.grad(self.w0) ** 2, axis=1))
         target = self.tol * np.maximum(1.0, g0) * self.tau
         tau = self.tau
@@ -283,7 +283,7 @@ def prox_gradient(problem, iters: int = 500, *, accelerated: bool = False, t_rul
     Parameters
     ----------
     problem : object
-        A problem of this module (or :class:`~onlinelab.bregman.svm.SVMDual`).
+        A problem of this module (or `onlinelab.bregman.svm.SVMDual`).
     iters : int, default 500
         Iterations.
     accelerated : bool, default False

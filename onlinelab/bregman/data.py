@@ -1,10 +1,10 @@
 """Test problems for robust PCA and matrix completion: random low-rank + sparse matrices
 and a synthetic video (theory §6).
 
-* :func:`low_rank_plus_sparse` — L₀ = UVᵀ/√r with Gaussian factors (unit-variance entries) plus
+* `low_rank_plus_sparse` — L₀ = UVᵀ/√r with Gaussian factors (unit-variance entries) plus
   outliers ±``size`` on a random ``outliers`` fraction of entries; R independent instances stacked.
-* :func:`low_rank` — the same without outliers (for completion).
-* :func:`synthetic_video` — no image sequence ships with an installed package here (scikit-image
+* `low_rank` — the same without outliers (for completion).
+* `synthetic_video` — no image sequence ships with an installed package here (scikit-image
   is not a dependency, scipy's data sets download), so the video is *composed* from the two
   photographs bundled with scikit-learn: frames of the grey ``china.jpg`` (the static background,
   with a slow global brightness drift, so rank ≈ 1) over which a patch of ``flower.jpg`` slides

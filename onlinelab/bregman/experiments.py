@@ -1,12 +1,12 @@
 """The experiments of theory §6: Algorithm 9 against Algorithm 7,
 video separation, completion against the sampling rate.
 
-* :func:`acceleration_table` — the §6 observation (120 × 60, rank 3, 5 % outliers): the iteration at
+* `acceleration_table` — the §6 observation (120 × 60, rank 3, 5 % outliers): the iteration at
   which Algorithm 9's residual ½‖L + S − X‖² first reaches (and from which it stays below) Algorithm
   7's residual after 1500 iterations, per random instance.
-* :func:`separate_video` — robust PCA of :func:`~onlinelab.bregman.data.synthetic_video`: precision and
+* `separate_video` — robust PCA of `onlinelab.bregman.data.synthetic_video`: precision and
   recall of the detected foreground (|S| above a threshold) and the background's error.
-* :func:`completion_table` — relative error of Algorithm 11 against the fraction of observed entries.
+* `completion_table` — relative error of Algorithm 11 against the fraction of observed entries.
 
 >>> t = completion_table(n=12, s=10, rank=1, fractions=[0.9], iters=200, seeds=[0])
 >>> list(t.columns)
@@ -41,7 +41,7 @@ def acceleration_table(n: int = 120, s: int = 60, rank: int = 3, outliers: float
     seeds : sequence of int, default (0, …, 4)
         One instance per seed.
     gamma, alpha : float or None, default None
-        As :func:`~onlinelab.bregman.robust_pca` (None: its defaults).
+        As `onlinelab.bregman.robust_pca` (None: its defaults).
     """
     rows = []
     every = range(1, iters + 1)
@@ -73,7 +73,7 @@ def separate_video(iters: int = 300, threshold: float = 0.02, gamma=None, **vide
     gamma : float or None, default None
         γ (None: 10·σ̂(X)).
     **video
-        Passed to :func:`~onlinelab.bregman.data.synthetic_video`.
+        Passed to `onlinelab.bregman.data.synthetic_video`.
     """
     X, B, M = synthetic_video(**video)
     L, S, res = robust_pca(X, gamma=gamma, iters=iters, reference=False)

@@ -7,7 +7,7 @@ G_τ(B) = (τ/2)‖AᵀB‖² − ⟨B, b⟩ − (1/τ)·env_R(τAᵀB), env_R t
 ∇G_τ is τ‖A‖²-Lipschitz, so τ‖A‖² ≤ 1 gives G_τ(B^k) − G⋆ ≤ ‖B⁰ − B̂‖²/(2k) [derived]; FISTA
 momentum gives 2‖B⁰ − B̂‖²/(k+1)² [std].  By Lagrange duality G⋆ = −P⋆/τ, P⋆ the primal optimum.
 
-:class:`LinearisedBregman` holds that machinery once — the step, the momentum, the energy, the
+`LinearisedBregman` holds that machinery once — the step, the momentum, the energy, the
 metrics, the rate curves and the reference solve (FISTA with O'Donoghue–Candès restart until
 ‖∇G_τ‖_F ≤ tol·max(1, ‖b‖_F), which brackets G⋆ between G_τ(B̂) and −P(feasible point)/τ); a
 problem (robust PCA, matrix completion) supplies A, Aᵀ, the prox of R and its envelope.
@@ -43,7 +43,7 @@ class LinearisedBregman:
     ``prox(Z, fac)`` → (parts, rank), ``envelope(Z, fac)``, ``primal_value(parts)``,
     ``feasible(parts)`` and ``params()``, then calls
     ``_setup(tau, accelerated, t_rule, momentum, reference, tol)``: τ (τ‖A‖² ≤ 1), FISTA momentum or
-    not, the t_k rule and β formula (:mod:`onlinelab.geometry.momentum`), whether to run the reference
+    not, the t_k rule and β formula (`onlinelab.geometry.momentum`), whether to run the reference
     solve for G⋆ and B̂, and its relative gradient tolerance.
     """
 

@@ -4,13 +4,13 @@ with their rate curves checked at every checkpoint (theory §6, §9).
 An iterative method (robust PCA, matrix completion, ISTA/FISTA, the SVM dual, …) is a *method*
 object: ``init()`` gives its state, ``step(state, k, data)`` performs iteration k + 1,
 ``metrics(state)`` returns the values to log, one per replicate ((R,) arrays), and ``rates()`` the
-rate curves as ``(metric, Bound)`` pairs.  :func:`iterate` runs it one simpy event per iteration
+rate curves as ``(metric, Bound)`` pairs.  `iterate` runs it one simpy event per iteration
 for all replicates; an optional *stream* (an online environment) is a second process that posts
 round t's data as an event the method waits on, so the batch and online versions share one loop.
-The outcome is an :class:`IterationResult`: the tidy table of :class:`onlinelab.Result` with
+The outcome is an `IterationResult`: the tidy table of `onlinelab.Result` with
 ``bound:<name>`` rows, each curve compared with every replicate's metric (a deterministic
 method: the rate holds pointwise), breaches listed and raised as
-:class:`~onlinelab.errors.BoundViolationWarning`.
+`onlinelab.errors.BoundViolationWarning`.
 
 >>> import numpy as np
 >>> from onlinelab.bounds.base import Bound
@@ -46,7 +46,7 @@ NO_RATE = "no rate curve (no reference solve, or its assumptions failed)"
 
 
 def single_blas(func):
-    """Run ``func`` with BLAS limited to one thread (as :func:`onlinelab.simulate` does): parallelism is per process."""
+    """Run ``func`` with BLAS limited to one thread (as `onlinelab.simulate` does): parallelism is per process."""
     import functools
 
     @functools.wraps(func)
@@ -124,7 +124,7 @@ def iterate(method, iters: int, *, checkpoints=None, stream=None, label: str | N
 
 
 class IterationResult(Result):
-    """A :class:`~onlinelab.Result` for an iterative method: metrics per iteration t, rate curves, breaches.
+    """A `onlinelab.Result` for an iterative method: metrics per iteration t, rate curves, breaches.
 
     ``final_state`` holds the method's last state; ``breaches`` the (bound, iteration, replicate,
     value, curve) of every point above an applicable curve.
@@ -218,7 +218,7 @@ class IterationResult(Result):
 
     def plot(self, ax=None, metric=None, environment=None):
         """Log-log curves of the headline metrics (or ``metric``), banded over replicates, with the rate curves in
-        distinct styles; returns ``(Figure, ndarray of Axes)`` like every result's plot (:mod:`onlinelab.runs.figures`).
+        distinct styles; returns ``(Figure, ndarray of Axes)`` like every result's plot (`onlinelab.runs.figures`).
 
         Parameters
         ----------

@@ -118,7 +118,7 @@ def check_tau(tau, limit: float, why: str) -> float:
 
 
 class RobustPCA(LinearisedBregman):
-    """Algorithm 7 (``accelerated=False``) or 9 as an iterative method for :func:`~onlinelab.bregman.loop.iterate`.
+    """Algorithm 7 (``accelerated=False``) or 9 as an iterative method for `onlinelab.bregman.loop.iterate`.
 
     A = (I I) on w = (L, S), so ‖A‖² = 2 and τ ≤ ½; R(L, S) = γα‖L‖_* + γ‖S‖₁.
 
@@ -198,7 +198,7 @@ def robust_pca(X, alpha=None, gamma=None, accelerated: bool = True, iters: int =
                tol: float = 1e-10):
     """Robust PCA X ≈ L + S (low rank + sparse) by Algorithm 9 (or 7); returns ``(L, S, result)``.
 
-    ``result`` is an :class:`~onlinelab.bregman.loop.IterationResult`: per iteration ``dual_gap``
+    ``result`` is an `onlinelab.bregman.loop.IterationResult`: per iteration ``dual_gap``
     G_τ(X^k) − G⋆, ``residual`` ½‖L^k + S^k − X‖²_F, ``rank`` rank(L^k), ``nnz`` nnz(S^k) and
     ``dual_energy``; the rate curve ``bound:gd-1/(2k)`` or ``bound:fista-2/(k+1)^2`` checked at
     every checkpoint and replicate (theory §6).
@@ -220,7 +220,7 @@ def robust_pca(X, alpha=None, gamma=None, accelerated: bool = True, iters: int =
     t_rule : {"recursive", "linear"}, default "recursive"
         The momentum's t_k rule.
     momentum : {"fista", "notes"}, default "fista"
-        The momentum weight (see :mod:`onlinelab.geometry.momentum`).
+        The momentum weight (see `onlinelab.geometry.momentum`).
     checkpoints : int, list of int or None, default None
         Iterations at which metrics are logged (None: about 40 log-spaced).
     reference : bool, default True

@@ -10,7 +10,7 @@ compact) gives the dual (notes 2.47–2.48)
 solved here by projected gradient (ISTA with G the box's indicator) or FISTA, step α/‖XᵀY‖².
 For every λ in the box, P(ŵ(λ)) + D(λ) ≥ P(ŵ) − P⋆ ≥ 0: the *gap* certifies the primal point, and it
 closes at the solution.  scikit-learn's ``LinearSVC(loss="hinge", C=1/α, fit_intercept=False)``
-minimises P/α, so its weights are ŵ.  Data: the breast-cancer set of :mod:`onlinelab.losses.datasets`
+minimises P/α, so its weights are ŵ.  Data: the breast-cancer set of `onlinelab.losses.datasets`
 (standardised, an intercept column, rows of unit norm; ±1 labels).
 
 >>> w, lam, res = svm_dual(alpha=1.0, iters=400, accelerated=True)
@@ -29,7 +29,7 @@ from onlinelab.errors import ConfigError
 
 
 class SVMDual:
-    """The SVM dual D(λ) on [0,1]^s as a composite problem for :class:`~onlinelab.bregman.composite.ProxGradient`.
+    """The SVM dual D(λ) on [0,1]^s as a composite problem for `onlinelab.bregman.composite.ProxGradient`.
 
     Parameters
     ----------
@@ -60,7 +60,7 @@ class SVMDual:
 
     @classmethod
     def breast_cancer(cls, alpha: float = 1.0):
-        """The problem on the bundled breast-cancer data (:func:`onlinelab.losses.datasets.load_data`)."""
+        """The problem on the bundled breast-cancer data (`onlinelab.losses.datasets.load_data`)."""
         from onlinelab.losses.datasets import load_data
         return cls(*load_data("breast-cancer"), alpha=alpha)
 

@@ -1,6 +1,6 @@
 """How the command line ends: exit codes, one-line messages instead of tracebacks, a closed pipe.
 
-Exit status (as in the README): 0 success; 2 bad input (an :class:`~onlinelab.errors.OnlinelabError`
+Exit status (as in the README): 0 success; 2 bad input (an `onlinelab.errors.OnlinelabError`
 raised before a run started); 1 a run that failed midway (its completed part is saved) or an
 unexpected error; 3 a bound whose assumptions held was violated; 130 interrupted.  A raw
 traceback is shown only with ``--debug``.  When the reader of stdout goes away

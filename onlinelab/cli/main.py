@@ -32,7 +32,7 @@ def _print_summary(result, stream=None) -> int:
 
 
 def cmd_run(args) -> int:
-    """Run a config of any kind (its tables select it, :mod:`onlinelab.experiment.kinds`) into a run directory."""
+    """Run a config of any kind (its tables select it, `onlinelab.experiment.kinds`) into a run directory."""
     from onlinelab.experiment import config as C
     from onlinelab.experiment.default import default_config
     from onlinelab.experiment.kinds import Durability

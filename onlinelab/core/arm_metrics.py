@@ -2,7 +2,7 @@
 
 An environment that knows the means its losses are drawn around (stochastic arms) says so through
 ``Environment.expected_losses(t, n)``: the expected loss vectors m_t of rounds t … t + n − 1.  For
-every learner facing it, :class:`ArmMetrics` then adds up, per replicate, with p_t the learner's play
+every learner facing it, `ArmMetrics` then adds up, per replicate, with p_t the learner's play
 (its ``mixed``: the one-hot vector of the pulled arm for an index policy, the sampling distribution
 for Exp3 or ε-greedy):
 
@@ -59,7 +59,7 @@ class ArmMetrics:
 
     @classmethod
     def of(cls, env, replicates: int) -> ArmMetrics | None:
-        """An :class:`ArmMetrics` when ``env`` knows its expected losses (after its reset), else None.
+        """An `ArmMetrics` when ``env`` knows its expected losses (after its reset), else None.
 
         Parameters
         ----------

@@ -1,13 +1,13 @@
-"""The two extension points: :class:`Learner` and :class:`Environment`.
+"""The two extension points: `Learner` and `Environment`.
 
 A learner is hyper-parameters on the object (``__init__`` takes only keyword
 hyper-parameters and stores each under its own name) plus an explicit batched state
-passed in and out of :meth:`Learner.act` / :meth:`Learner.update`.  An environment
+passed in and out of `Learner.act` / `Learner.update`.  An environment
 emits one loss per round for all replicates; an adaptive one reads the
-:class:`~onlinelab.core.protocol.HistoryView`, an oblivious one ignores it.
+`onlinelab.core.protocol.HistoryView`, an oblivious one ignores it.
 
-Subclass, then register with :func:`onlinelab.register_learner` /
-:func:`onlinelab.register_environment` to make the class reachable by name from
+Subclass, then register with `onlinelab.register_learner` /
+`onlinelab.register_environment` to make the class reachable by name from
 configs and the CLI.
 
 >>> import numpy as np, onlinelab as ol
@@ -73,7 +73,7 @@ class Learner(_Params):
     ``"spectral"``, ``"vector"`` or one domain kind such as ``"spectraplex"``), ``loss_sign``
     (``False``: needs negative semi-definite losses; ``True``: positive; ``None``: any),
     ``loss_needs`` (``{"linear", "leader"}`` oracles) and ``prescient``; a mismatch with the
-    environment is a :class:`~onlinelab.errors.DomainError` before round 1 (:mod:`onlinelab.core.compat`).
+    environment is a `onlinelab.errors.DomainError` before round 1 (`onlinelab.core.compat`).
     """
 
     name: ClassVar[str] = ""
@@ -96,12 +96,12 @@ class Learner(_Params):
         raise NotImplementedError
 
     def act(self, state, rng):
-        """Return a :class:`~onlinelab.core.protocol.Play` for all replicates.
+        """Return a `onlinelab.core.protocol.Play` for all replicates.
 
         Parameters
         ----------
         state : object
-            The current batched state (as returned by :meth:`init` or :meth:`update`).
+            The current batched state (as returned by `init` or `update`).
         rng : BatchRNG
             The learner's random streams.
         """
@@ -115,10 +115,10 @@ class Learner(_Params):
         state : object
             The state the play was made from; it must not be modified.
         play : Play
-            This round's play, as returned by :meth:`act` (including its private ``info``).
+            This round's play, as returned by `act` (including its private ``info``).
         feedback : Feedback
             What the learner is told: the loss (full), the scalar loss of its action (bandit) or a
-            gradient (first order), according to :attr:`feedback`.
+            gradient (first order), according to `feedback`.
         rng : BatchRNG
             The learner's random streams.
         """
@@ -135,7 +135,7 @@ class Learner(_Params):
         return self.get_params()
 
     def bounds(self, ctx) -> list:
-        """The :class:`~onlinelab.bounds.Bound` objects that apply to this learner in ``ctx``.
+        """The `onlinelab.bounds.Bound` objects that apply to this learner in ``ctx``.
 
         Parameters
         ----------
@@ -184,7 +184,7 @@ class Environment(_Params):
     (how many past rounds an adaptive environment's history keeps: 1000 by default, so memory
     stays flat in T; ``0`` keeps none, ``None`` keeps every round and grows with T —
     docs/guide/writing-environments.md).
-    After :meth:`reset`, ``self.rng`` is a :class:`~onlinelab.core.rng.BatchRNG`, ``self.T`` the
+    After `reset`, ``self.rng`` is a `onlinelab.core.rng.BatchRNG`, ``self.T`` the
     horizon and ``self.replicates`` the number of replicates R.
 
     Parameters
@@ -223,7 +223,7 @@ class Environment(_Params):
         self.rng, self.T, self.replicates = rng, T, rng.replicates
 
     def emit(self, t: int, history):
-        """Return this round's loss (e.g. :class:`~onlinelab.losses.matrix.FactoredLoss`) for all replicates.
+        """Return this round's loss (e.g. `onlinelab.losses.matrix.FactoredLoss`) for all replicates.
 
         Parameters
         ----------
@@ -235,10 +235,10 @@ class Environment(_Params):
         raise NotImplementedError
 
     def emit_block(self, t: int, n: int):
-        """Rounds t … t + n − 1 at once, as a :class:`~onlinelab.core.blocks.LossBlock`, or None to emit round by round.
+        """Rounds t … t + n − 1 at once, as a `onlinelab.core.blocks.LossBlock`, or None to emit round by round.
 
         Only oblivious environments are asked (at most ``block_rounds`` rounds, blocks cut at checkpoints).
-        The block must hold exactly the losses n calls of :meth:`emit` would return, drawing the same
+        The block must hold exactly the losses n calls of `emit` would return, drawing the same
         random numbers in the same order; the simulator then validates, sums and compares once per
         block while learners still play round by round (docs/guide/writing-environments.md).
 
@@ -276,7 +276,7 @@ class Environment(_Params):
         """The expected loss vectors of rounds t … t + n − 1, shape (n, d) or (n, R, d), or None (the default).
 
         An environment whose losses are random draws around known means (stochastic arms) returns
-        them; every learner facing it then gets the per-arm metrics of :mod:`onlinelab.core.arm_metrics`
+        them; every learner facing it then gets the per-arm metrics of `onlinelab.core.arm_metrics`
         (pseudo-regret against each round's best mean, expected pulls per arm, fraction of optimal pulls).
 
         Parameters
@@ -290,7 +290,7 @@ class Environment(_Params):
 
     def instance_bounds(self, ctx, learner) -> list:
         """Bounds that need this environment's instance — lower bounds, gap-dependent upper bounds — for ``learner``,
-        added to the learner's own :meth:`Learner.bounds` (default: none).
+        added to the learner's own `Learner.bounds` (default: none).
 
         Parameters
         ----------

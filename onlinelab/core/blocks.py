@@ -1,7 +1,7 @@
 """Blocks of rounds from oblivious environments: validated, counted and compared once per block.
 
 An oblivious environment does not look at the learners, so it may draw n rounds at once:
-``Environment.emit_block(t, n)`` returns a :class:`LossBlock` — the n per-round losses the
+``Environment.emit_block(t, n)`` returns a `LossBlock` — the n per-round losses the
 learners see, round by round as always, and one *stacked* loss holding all of them (rows
 ``i·R … (i+1)·R − 1`` are round ``t + i``).  The simulator validates the stacked loss once,
 adds its statistics and feeds the comparator once per block, and cuts blocks at checkpoints so
@@ -42,7 +42,7 @@ class LossBlock:
 
     @property
     def rounds(self) -> list:
-        """The n per-round losses; a block from :meth:`of_rows` builds them on first read (a learner that
+        """The n per-round losses; a block from `of_rows` builds them on first read (a learner that
         plays the block whole never needs them)."""
         if self._rounds is None:
             flat, R, kw = self._lazy
@@ -63,7 +63,7 @@ class LossBlock:
         Parameters
         ----------
         loss_cls : type
-            The loss class, e.g. :class:`~onlinelab.FactoredLoss` or :class:`~onlinelab.losses.vector.LinearLoss`.
+            The loss class, e.g. `onlinelab.FactoredLoss` or `onlinelab.losses.vector.LinearLoss`.
         rows : numpy.ndarray
             The n rounds' data, shape ``(n, R, ...)``.
         **kw

@@ -1,6 +1,6 @@
 """Which learner can play which environment, decided from what both declare, before round 1.
 
-A learner declares (class attributes, see :class:`onlinelab.Learner`):
+A learner declares (class attributes, see `onlinelab.Learner`):
 
 * ``plays`` — the decision set it plays: ``"any"`` (takes the environment's domain: the OCO
   family), ``"spectral"`` (any spectral domain: matrix losses), ``"vector"`` (any vector
@@ -19,8 +19,8 @@ losses, vector domains vector losses), ``psd`` (the sign of its losses), ``adapt
 ``feedback_kinds`` (default: full and bandit, plus first_order on vector domains) and
 ``loss_offers`` (default ``{"linear", "leader"}``; environments with non-linear losses list less).
 
-:func:`check_pairing` raises :class:`~onlinelab.errors.DomainError` naming both sides and the
-registered learners that would fit; :func:`onlinelab.simulate` calls it for every pair.
+`check_pairing` raises `onlinelab.errors.DomainError` naming both sides and the
+registered learners that would fit; `onlinelab.simulate` calls it for every pair.
 See the guide to writing environments and learners in ``docs/``.
 
 >>> import onlinelab as ol
@@ -122,7 +122,7 @@ def learners_that_fit(env) -> list[str]:
 
 
 def check_pairing(label: str, learner, env_label: str, env) -> None:
-    """Raise :class:`DomainError` if ``learner`` cannot play ``env``, naming both and what would fit.
+    """Raise `DomainError` if ``learner`` cannot play ``env``, naming both and what would fit.
 
     Parameters
     ----------
@@ -144,7 +144,7 @@ def check_pairing(label: str, learner, env_label: str, env) -> None:
 
 
 def check_declarations(env, env_label: str) -> None:
-    """Raise :class:`DomainError` if ``env`` declares a ``loss_bound`` or ``psd`` the checks cannot use.
+    """Raise `DomainError` if ``env`` declares a ``loss_bound`` or ``psd`` the checks cannot use.
 
     A NaN bound would switch the per-round norm check off (every comparison with NaN is false),
     and a complex one has no order; ``float("inf")`` is how to declare no bound.
@@ -171,14 +171,14 @@ def check_declarations(env, env_label: str) -> None:
 
 
 def check_pairings(learners: dict, envs: list, label_of) -> None:
-    """:func:`check_pairing` for every (learner, environment) of a run; ``learners`` maps label → learner.
+    """`check_pairing` for every (learner, environment) of a run; ``learners`` maps label → learner.
 
     Parameters
     ----------
     learners : dict
-        Label → :class:`onlinelab.Learner`.
+        Label → `onlinelab.Learner`.
     envs : list
-        The :class:`onlinelab.Environment` objects of the run.
+        The `onlinelab.Environment` objects of the run.
     label_of : callable
         Gives an environment's label.
     """

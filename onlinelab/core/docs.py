@@ -2,9 +2,9 @@
 
 Many classes take a parameter that means the same thing in each (the OCO learners' ``weights`` and
 ``domain``, the streaming learners' ``k`` and ``step``, the data streams' ``batch``).  Its numpydoc text
-lives once, in a table of :class:`Param` beside the code it configures; a docstring names it with one
+lives once, in a table of `Param` beside the code it configures; a docstring names it with one
 placeholder line in its Parameters section, ``{params: weights, domain}``, and the decorator
-:func:`shared_params` replaces that line, when the class is defined, by the full entries::
+`shared_params` replaces that line, when the class is defined, by the full entries::
 
     weights : {"constant", "linear"}, float or list of float, default "constant"
         Round weights α_t > 0 (theory §3.1): 1, t, a fixed number, or one value per round.
@@ -96,7 +96,7 @@ def shared_params(*tables: Mapping[str, Param]):
 
     The first table that has a name wins.  The expanded entry is ``name : type, default <default>``
     followed by the shared description, indented like the placeholder line.  A name in no table, a name
-    the signature lacks, or a docstring without a placeholder is a :class:`~onlinelab.errors.ConfigError`
+    the signature lacks, or a docstring without a placeholder is a `onlinelab.errors.ConfigError`
     when the class is defined; a docstring stripped by ``python -OO`` is left alone.
 
     Parameters

@@ -1,9 +1,9 @@
 """What a round cost: running sums per replicate, the comparator in hindsight, and checkpoint rows.
 
-:class:`LossTracker` follows the loss sequence one learner faces (shared by all learners
+`LossTracker` follows the loss sequence one learner faces (shared by all learners
 for an oblivious environment — common random numbers — and one per learner for an
 adaptive one): the incremental comparator ``λ_min(Σ L_s)`` (theory §1.1, docs/theory/01-bandit-pca.md) and the sums of
-loss statistics the bounds need.  :class:`Recorder` follows one learner: cumulative
+loss statistics the bounds need.  `Recorder` follows one learner: cumulative
 expected loss ``Σ⟨Ŵ_t, L_t⟩``, cumulative realised loss ``Σ ℓ_t``, and at checkpoints
 writes ``regret``, ``realized_regret``, ``comparator_loss``, ``cumulative_loss``,
 ``runtime_s`` and any diagnostics, one value per replicate.
@@ -65,7 +65,7 @@ class LossTracker:
                 sums[key] = np.array(val, dtype=float)
 
     def add_block(self, block) -> None:
-        """Add n rounds at once (:class:`~onlinelab.core.blocks.LossBlock`): one comparator update and one sum a
+        """Add n rounds at once (`onlinelab.core.blocks.LossBlock`): one comparator update and one sum a
         block."""
         self.rounds += block.n
         if self.mode == "none":
@@ -151,7 +151,7 @@ class Recorder:
 
     def add_block(self, expected: np.ndarray, realized: np.ndarray | None = None) -> None:
         """n rounds at once, (n, R) each (``realized=None``: full information, the expected losses): the
-        very sums of n calls of :meth:`add` in order (a running sum is sequential, so bit for bit)."""
+        very sums of n calls of `add` in order (a running sum is sequential, so bit for bit)."""
         if realized is None and self._same:
             self.cum_expected = _running(self.cum_expected, expected)
             return

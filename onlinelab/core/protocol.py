@@ -2,14 +2,14 @@
 
 Every array carries the replicate axis first (length R).  See the protocol, docs/guide/writing-learners.md.
 
-* :class:`Context`  — what is fixed for a run: dimension, horizon, replicates, and the
+* `Context`  — what is fixed for a run: dimension, horizon, replicates, and the
   environment's declared properties (norm bound, sign of losses, adaptivity).
-* :class:`EigenPlay` — a spectraplex mixed strategy kept as eigenpairs ``W = U diag(lam) Uᵀ``.
-* :class:`Play`      — a learner's move: the mixed strategy and (for randomised learners)
+* `EigenPlay` — a spectraplex mixed strategy kept as eigenpairs ``W = U diag(lam) Uᵀ``.
+* `Play`      — a learner's move: the mixed strategy and (for randomised learners)
   the sampled action, plus private ``info`` the learner needs for its own update.
-* :class:`Feedback`  — what the learner is told: the whole loss (full information) or only
+* `Feedback`  — what the learner is told: the whole loss (full information) or only
   the scalar loss of its action (bandit); nothing more.
-* :class:`HistoryView` — what an adaptive environment may read: past actions, past losses and
+* `HistoryView` — what an adaptive environment may read: past actions, past losses and
   the current mixed strategy, never the current sampled action (theory §1.1, docs/theory/01-bandit-pca.md).
 
 >>> import numpy as np

@@ -46,7 +46,7 @@ def _register(table: dict, kind: str, name: str, cls: type) -> type:
 
 
 def register_learner(name: str):
-    """Class decorator: make a :class:`~onlinelab.Learner` subclass reachable as ``name``.
+    """Class decorator: make a `onlinelab.Learner` subclass reachable as ``name``.
 
     Parameters
     ----------
@@ -57,7 +57,7 @@ def register_learner(name: str):
 
 
 def register_environment(name: str):
-    """Class decorator: make an :class:`~onlinelab.Environment` subclass reachable as ``name``.
+    """Class decorator: make an `onlinelab.Environment` subclass reachable as ``name``.
 
     Parameters
     ----------

@@ -6,7 +6,7 @@ the stream ``SeedSequence(root, spawn_key=(role, crc32(name), r))`` — the same
 position in a list, so adding a learner to a run never changes another learner's
 numbers, and replicate r's numbers do not depend on how many replicates run.
 
-:class:`BatchRNG` serves draws for all R replicates at once from per-replicate
+`BatchRNG` serves draws for all R replicates at once from per-replicate
 buffers that are refilled in blocks, so the Python loop over replicates runs once
 per block (default 512 draws per replicate), not once per round.
 
@@ -67,7 +67,7 @@ class BatchRNG:
     Parameters
     ----------
     seqs : list of numpy.random.SeedSequence
-        One seed sequence per replicate (see :func:`seed_sequences`).
+        One seed sequence per replicate (see `seed_sequences`).
     block : int, default 512
         Draws buffered per replicate and refill.
     """
@@ -134,7 +134,7 @@ class BatchRNG:
 
 
 def categorical_from(probs: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """The index drawn by :meth:`BatchRNG.categorical` from uniforms ``u`` (R,): the first i with
+    """The index drawn by `BatchRNG.categorical` from uniforms ``u`` (R,): the first i with
     Σ_{j≤i} probs[r, j] > u_r · Σ_j probs[r, j] (a learner that drew a block's uniforms at once).
 
     Parameters

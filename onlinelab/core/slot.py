@@ -3,10 +3,10 @@ what it does each round (act, feedback, update, record) or each block of an obli
 
 The round (docs/guide/writing-learners.md): the learner turns its state into a play; the loss comes
 from the shared oblivious environment or from this slot's own adaptive one (which sees only the
-:class:`~onlinelab.core.protocol.HistoryView`); the learner gets exactly its feedback kind
-(:func:`feedback_for`) and updates; the recorder adds what the round cost.
+`onlinelab.core.protocol.HistoryView`); the learner gets exactly its feedback kind
+(`feedback_for`) and updates; the recorder adds what the round cost.
 
-A block (:mod:`onlinelab.core.blocks`): a learner that defines ``play_block(state, block, rng)`` plays all
+A block (`onlinelab.core.blocks`): a learner that defines ``play_block(state, block, rng)`` plays all
 of the block's rounds in one call — the same plays and draws it would make round by round, since an
 oblivious environment's losses do not depend on them — and the recorder adds each round's costs in
 order; any other learner (and any learner whose feedback is delayed, prescient or first-order) plays

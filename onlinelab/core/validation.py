@@ -1,4 +1,4 @@
-"""Small validators shared by every public entry point; each raises an :mod:`onlinelab.errors` exception.
+"""Small validators shared by every public entry point; each raises an `onlinelab.errors` exception.
 
 The messages follow one pattern: ``<field> must be <rule>, got <value>; <fix>``.
 

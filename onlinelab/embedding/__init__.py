@@ -1,6 +1,6 @@
 """The near-isometric embedding family: Lagrange duality played as a game (theory §5, docs/theory/05-near-isometric.md).
 
-``NearIsometricEmbedding`` (:mod:`onlinelab.embedding.embed`) is the estimator; the dual, the pairs, the game,
+``NearIsometricEmbedding`` (`onlinelab.embedding.embed`) is the estimator; the dual, the pairs, the game,
 the baselines, the guarantees and the result each have a module of their own.
 """
 from onlinelab.embedding.embed import NearIsometricEmbedding, resolve_eta

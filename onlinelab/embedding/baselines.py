@@ -1,15 +1,15 @@
 """Baselines for minimum-distortion embeddings: PCA, random projections, JL, the Fantope SDP (theory §5).
 
-Each returns a d × k matrix A; the distortion of pair i is 1 − ‖Aᵀx_i‖² (:func:`pair_distortions`),
-and :func:`max_distortion_of` reports the largest |1 − ‖Aᵀx_i‖²| (for orthonormal A every
+Each returns a d × k matrix A; the distortion of pair i is 1 − ‖Aᵀx_i‖² (`pair_distortions`),
+and `max_distortion_of` reports the largest |1 − ‖Aᵀx_i‖²| (for orthonormal A every
 distortion is ≥ 0, and this is the primal objective of theory §5.1; a scaled Gaussian map may also
 stretch a pair, which counts too).
 
-* :func:`pca` — the top-k principal directions of the centred points.
-* :func:`random_orthonormal` — a uniformly random k-dimensional subspace (QR of a Gaussian matrix).
-* :func:`jl_gaussian` — a Gaussian matrix with N(0, 1/k) entries (Johnson–Lindenstrauss scaling:
+* `pca` — the top-k principal directions of the centred points.
+* `random_orthonormal` — a uniformly random k-dimensional subspace (QR of a Gaussian matrix).
+* `jl_gaussian` — a Gaussian matrix with N(0, 1/k) entries (Johnson–Lindenstrauss scaling:
   E‖Aᵀx‖² = ‖x‖²); not orthonormal.
-* :func:`fantope_sdp` — min over P in the Fantope F_k of max_i (1 − x_iᵀPx_i), solved by cvxpy (the
+* `fantope_sdp` — min over P in the Fantope F_k of max_i (1 − x_iᵀPx_i), solved by cvxpy (the
   ``sdp`` extra); its value is the relaxed dual optimum d̂⋆, its constraint multipliers are an
   optimal λ, and the top-k eigenvectors of P are the rounding.
 
@@ -114,7 +114,7 @@ def jl_gaussian(d: int, k: int, seed: int = 0) -> np.ndarray:
 
 @dataclass
 class SDPResult:
-    """What :func:`fantope_sdp` found.
+    """What `fantope_sdp` found.
 
     Parameters
     ----------

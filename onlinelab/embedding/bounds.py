@@ -1,6 +1,6 @@
 """Guarantees of the dual embedding game, each a function with its assumptions attached (theory §5).
 
-Rate curves (:class:`~onlinelab.bounds.Bound`, evaluated at every checkpoint t).  The λ-player is
+Rate curves (`onlinelab.bounds.Bound`, evaluated at every checkpoint t).  The λ-player is
 projected (super)gradient ascent on Δₙ from λ₁ = 1/n with a constant step η; its losses are the
 linear functions λ ↦ ⟨c_t, λ⟩, c_t,i = ‖V_tᵀx_i‖² ∈ [0, 1].  The standard OMD analysis gives, for
 the average regret of the first t rounds (which bounds the game's gap ε(P̄_t) − g(λ̄_t) and hence
@@ -15,8 +15,8 @@ d̂⋆ − g(λ̄_t)):
 
 Approximation ratio (Theorem 2.1 of the source is false as stated — its step sums to d, not 1;
 k ≥ rank X gives d̂⋆ = 0 while the claimed bound is finite and below 1/d̂⋆):
-:func:`ratio_bound` is the valid replacement, ε_ALG/p⋆ ≤ (1 − Σ_{i≤k} σ_i²/n)⁻¹ for k < rank X,
-and :func:`paper_ratio_claim` the statement as printed, kept for the counterexample.
+`ratio_bound` is the valid replacement, ε_ALG/p⋆ ≤ (1 − Σ_{i≤k} σ_i²/n)⁻¹ for k < rank X,
+and `paper_ratio_claim` the statement as printed, kept for the counterexample.
 
 >>> b = ld_bound(n=1035, eta=np.sqrt(2 / (1035 * 120)))
 >>> round(float(b.curve(_stats([120]))[0]), 4)          # LD/√T = √2·√1035/√120
@@ -134,7 +134,7 @@ def ratio_bound(X: np.ndarray, k: int) -> float:
 
 
 def paper_ratio_claim(X: np.ndarray) -> float:
-    """The source's Theorem 2.1 as printed: ε_ALG/p⋆ ≤ (1 − σ₁²/n)⁻¹ — false (see :func:`ratio_bound`).
+    """The source's Theorem 2.1 as printed: ε_ALG/p⋆ ≤ (1 − σ₁²/n)⁻¹ — false (see `ratio_bound`).
 
     Its proof needs d̂⋆ ≥ 1 − σ₁²/n, which fails, e.g., whenever k ≥ rank X (d̂⋆ = 0).
 

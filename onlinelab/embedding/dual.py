@@ -11,7 +11,7 @@ and g(λ) ≤ p⋆ for every λ ∈ Δₙ (weak duality).  A supergradient is �
 eigenvectors of M(λ) (Lemma 4; a gradient when μ_k > μ_{k+1}).  See docs/theory/05-near-isometric.md.
 
 Only pairs with λ_i > 0 enter M(λ): after a few projected steps most weights are exactly zero,
-so :func:`top_k` works on the support.  ``solver="dense"`` forms M and calls ``eigh`` (best for
+so `top_k` works on the support.  ``solver="dense"`` forms M and calls ``eigh`` (best for
 d up to a few hundred); ``solver="lobpcg"`` never forms M: it applies v ↦ Xᵀ(λ ∘ Xv) inside a
 LOBPCG iteration warm-started from the previous subspace (best when d ≫ k).
 
@@ -124,7 +124,7 @@ def gram_top_k(M: np.ndarray, k: int):
     Parameters
     ----------
     M : numpy.ndarray, shape (d, d)
-        A symmetric matrix, e.g. :func:`weighted_gram`'s.
+        A symmetric matrix, e.g. `weighted_gram`'s.
     k : int
         How many eigenpairs.
     """

@@ -1,9 +1,9 @@
 """Near-isometric orthonormal embeddings by Lagrange duality, played as a game (theory §5).
 
-:class:`NearIsometricEmbedding` finds V (d × k, orthonormal columns) that keeps every pairwise
+`NearIsometricEmbedding` finds V (d × k, orthonormal columns) that keeps every pairwise
 squared distance as well as it can in the worst case: it minimises the maximum distortion
 max_{i<j} 1 − ‖Vᵀ(u_i − u_j)‖²/‖u_i − u_j‖².  It runs the dual game of
-:mod:`onlinelab.embedding.game` (projected supergradient ascent on the simplex of pairs against
+`onlinelab.embedding.game` (projected supergradient ascent on the simplex of pairs against
 a top-k best response) and keeps the better of the best iterate and the average, as the source's
 Algorithm 1 does.  Alongside comes a certificate: ``dual_bound_`` ≤ p⋆ ≤ ``max_distortion_``, where
 p⋆ is the best maximum distortion any orthonormal V can achieve (docs/theory/05-near-isometric.md).

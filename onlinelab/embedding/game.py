@@ -2,18 +2,18 @@
 
 Φ(λ, P) = 1 − ⟨M(λ), P⟩ is bilinear in λ ∈ Δₙ and P in the Fantope F_k.  The λ-player is the
 registered ``omd`` learner (Euclidean, on the simplex, constant step η) charged the linear loss
-λ ↦ ⟨c_t, λ⟩ with c_t,i = ‖V_tᵀx_i‖²; the P-player, :class:`TopKResponse`, is BESTRESP+: it sees
+λ ↦ ⟨c_t, λ⟩ with c_t,i = ‖V_tᵀx_i‖²; the P-player, `TopKResponse`, is BESTRESP+: it sees
 λ_t and plays the top-k eigenvectors V_t of M(λ_t).  Together they are exactly the source's
-Algorithm 1, λ_{t+1} = Π_Δ(λ_t + η∇g(λ_t)), played by :func:`onlinelab.simulation.players.run_rounds`.
+Algorithm 1, λ_{t+1} = Π_Δ(λ_t + η∇g(λ_t)), played by `onlinelab.simulation.players.run_rounds`.
 
 At each checkpoint t the referee logs (one replicate): ``dual`` g(λ̄_t) and ``dual_best`` (the
 largest g seen: every g(λ) ≤ p⋆), ``distortion_best`` min_{s≤t} ε(V_s), ``distortion_average``
 ε(top-k of M(λ̄_t)), ``distortion_projector`` max_i(1 − x_iᵀP̄_t x_i) with P̄_t = (1/t)Σ V_sV_sᵀ,
 ``distortion`` = the better of best and average (the output), ``gap`` ε(P̄_t) − g(λ̄_t),
 ``regret`` (the λ-player's average regret, ε(P̄_t) − (1/t)Σ(1 − ⟨c_s, λ_s⟩)) and the rate curves of
-:mod:`onlinelab.embedding.bounds` as ``bound:*`` rows (they bound ``regret``).  Checked every
+`onlinelab.embedding.bounds` as ``bound:*`` rows (they bound ``regret``).  Checked every
 checkpoint (a breach is listed in ``meta["game"]["breaches"]`` and warned as a
-:class:`~onlinelab.errors.BoundViolationWarning`): the bracket dual_best ≤ p⋆ ≤ distortion, the
+`onlinelab.errors.BoundViolationWarning`): the bracket dual_best ≤ p⋆ ≤ distortion, the
 Fantope bracket g(λ̄) ≤ ε(P̄), and gap ≤ regret.
 
 >>> import numpy as np
@@ -83,7 +83,7 @@ class TopKResponse(Learner):
     n_components : int
         k, the number of eigenvectors (the embedding's dimension).
     solver : {"dense", "lobpcg"}, default "dense"
-        How the top-k is computed (:func:`onlinelab.embedding.dual.top_k`); ``lobpcg`` is matrix-free
+        How the top-k is computed (`onlinelab.embedding.dual.top_k`); ``lobpcg`` is matrix-free
         and warm-started from the previous round's block.
     tol : float, default 1e-9
         LOBPCG residual tolerance.
@@ -150,8 +150,8 @@ def play_embedding_game(X: np.ndarray, k: int, *, T: int = 120, eta: float, solv
     Parameters
     ----------
     X : numpy.ndarray, shape (n, d), or onlinelab.embedding.pairs.UnitPairs
-        Unit rows x_i (see :func:`onlinelab.embedding.pairs.unit_differences`), or the pairs of points
-        (:meth:`~onlinelab.embedding.pairs.UnitPairs.from_points`), whose supergradient costs O(r²k).
+        Unit rows x_i (see `onlinelab.embedding.pairs.unit_differences`), or the pairs of points
+        (`onlinelab.embedding.pairs.UnitPairs.from_points`), whose supergradient costs O(r²k).
     k : int
         Target dimension, 1 ≤ k < d.
     T : int, default 120
@@ -159,7 +159,7 @@ def play_embedding_game(X: np.ndarray, k: int, *, T: int = 120, eta: float, solv
     eta : float
         The λ-player's constant step η > 0.
     solver : {"auto", "dense", "lobpcg"}, default "auto"
-        The top-k solver (:func:`onlinelab.embedding.dual.pick_solver`).
+        The top-k solver (`onlinelab.embedding.dual.pick_solver`).
     checkpoints : int, list of int or None, default None
         Rounds at which the history is logged: a list, or a count of log-spaced rounds (None: 16); T is
         always one.  Each costs one extra top-k solve (for the average λ̄_t).

@@ -1,7 +1,7 @@
 """The pair structure of near-isometric embedding: unit differences of points and a fast supergradient (theory §5.6).
 
 Fitted on points, the rows are x_ij = (p_i − p_j)/D_ij, and everything the game needs per round
-from the pairs — ‖Vᵀx_ij‖² for all of them — follows from the r points alone (:class:`UnitPairs`).
+from the pairs — ‖Vᵀx_ij‖² for all of them — follows from the r points alone (`UnitPairs`).
 
 >>> import numpy as np
 >>> pts = np.random.default_rng(0).standard_normal((6, 4))
@@ -59,7 +59,7 @@ def point_pairs(points):
 class UnitPairs:
     """The unit rows x_1..x_n with ‖Vᵀx_ℓ‖² for every pair at once — the supergradient (theory §5.6).
 
-    Built by :meth:`from_points`, it keeps the centred points P (r × d) and, for x_ij = (p_i − p_j)/D_ij,
+    Built by `from_points`, it keeps the centred points P (r × d) and, for x_ij = (p_i − p_j)/D_ij,
     computes ‖Vᵀx_ij‖² = ‖Y_i − Y_j‖²/D_ij² with Y = PV as (s_i + s_j − 2G_ij)/D_ij², G = YYᵀ,
     s_i = ‖Y_i‖² — all numerators at once as A Bᵀ with A = [Y, s, 1], B = [−2Y, 1, s]:
     r·d·k + r²·(k + 2) flops instead of the n·d·k = r²·d·k/2 of X·V.  Rounding: ‖Y_i‖ ≤ ‖p_i‖ for
@@ -67,14 +67,14 @@ class UnitPairs:
     absolute, i.e. (d + k)·ε·ρ² relative to the pair with ρ = max (‖p_i‖ + ‖p_j‖)/D_ij — small after
     centring (ρ² ≈ 23 for the 142 fives of the benchmark: a bound of 4e-13; measured 2e-15;
     tests/embedding/test_embedding_pairs.py).  Badly scaled points make ρ large and the pair path less exact.
-    Built from differences (:meth:`from_rows`) it computes X·V.
+    Built from differences (`from_rows`) it computes X·V.
 
     Parameters
     ----------
     X : numpy.ndarray, shape (n, d)
         Unit rows.
     points : tuple or None, default None
-        (centred points, flat index i·r + j of each pair, D_ij²) from :meth:`from_points`.
+        (centred points, flat index i·r + j of each pair, D_ij²) from `from_points`.
     """
 
     def __init__(self, X, points=None):
@@ -99,7 +99,7 @@ class UnitPairs:
         Parameters
         ----------
         X : array-like, shape (n, d)
-            Unit rows, e.g. :func:`onlinelab.embedding.dual.unit_rows`'s.
+            Unit rows, e.g. `onlinelab.embedding.dual.unit_rows`'s.
         """
         return X if isinstance(X, cls) else cls(np.asarray(X, dtype=float))
 

@@ -39,9 +39,9 @@ BASELINE_COLUMNS = [
 
 
 class EmbeddingResult(GameResult):
-    """A :class:`~onlinelab.runs.game_result.GameResult` whose rate curves bound the λ-player's ``regret``.
+    """A `onlinelab.runs.game_result.GameResult` whose rate curves bound the λ-player's ``regret``.
 
-    ``solution`` (filled by :func:`onlinelab.embedding.game.play_embedding_game`) holds the output
+    ``solution`` (filled by `onlinelab.embedding.game.play_embedding_game`) holds the output
     V, its λ, both candidates (best iterate, average) and the averaged projector P̄.
 
     Parameters
@@ -54,7 +54,7 @@ class EmbeddingResult(GameResult):
     bounds : sequence of Bound, default ()
         The rate curves drawn and checked against ``regret``.
     arrays : tuple or None, default None
-        ``(t, metric → (C, 1) array)`` the metrics were built from (:func:`~onlinelab.runs.game_result.game_arrays`):
+        ``(t, metric → (C, 1) array)`` the metrics were built from (`onlinelab.runs.game_result.game_arrays`):
         the history is then read from them instead of pivoting the table.
     labels : tuple or None, default None
         ``(learner, environment)`` labels of the table's rows, when ``metrics`` is None.
@@ -154,7 +154,7 @@ class EmbeddingResult(GameResult):
 
     def plot(self, ax=None, metric=None, environment=None):
         """Dual value and the three distortions against t, with the bracket shaded; returns ``(Figure, ndarray of
-        Axes)`` like every result's plot (:mod:`onlinelab.runs.figures`).
+        Axes)`` like every result's plot (`onlinelab.runs.figures`).
 
         Parameters
         ----------

@@ -1,12 +1,12 @@
 """Conformance checkers for user code: ``check_environment`` and ``check_learner`` (``onlinelab check``).
 
 Each runs a short simulation and a set of contract checks, and raises
-:class:`~onlinelab.errors.CheckError` naming the first one that fails and how to fix it.
+`onlinelab.errors.CheckError` naming the first one that fails and how to fix it.
 What is checked:
 
 * parameters: ``get_params()`` lists every ``__init__`` argument, ``clone()`` rebuilds an
   equal object, and a fresh instance pickles (runs on other processes need that);
-* a run of ``T`` rounds through :func:`onlinelab.simulate`, which validates every loss
+* a run of ``T`` rounds through `onlinelab.simulate`, which validates every loss
   (shape, symmetry, finite values, the declared norm bound and sign) at the round it appears;
 * determinism: the same seed gives identical metrics, bit for bit;
 * environments: an adaptive one sees read-only views of the learner's mixed strategy and

@@ -2,13 +2,13 @@
 
 A config has a ``[run]`` table (``seed``, ``rounds``, ``replicates``, ``checkpoints``, ``name``,
 ``comparator``: ``"exact"``, ``"truth"`` or ``"none"``, and ``compiled``: true or false, see
-:func:`onlinelab.simulate`),
+`onlinelab.simulate`),
 one ``[[environments]]`` table per environment and one ``[[learners]]`` table per learner, and
-optionally a ``[delay]`` table (delayed feedback, :func:`onlinelab.feedback.delays.make_delay`) or an
-``[arrivals]`` table (asynchronous arrivals, :class:`onlinelab.feedback.arrivals.Arrivals`);
+optionally a ``[delay]`` table (delayed feedback, `onlinelab.feedback.delays.make_delay`) or an
+``[arrivals]`` table (asynchronous arrivals, `onlinelab.feedback.arrivals.Arrivals`);
 each of those has a ``name`` (registered) and its parameters, and a learner may carry a
 ``label``.  The string ``"auto"`` stands for an automatic default (Python ``None``), since
-TOML has no null.  :func:`resolved` writes every default out, which is what a run
+TOML has no null.  `resolved` writes every default out, which is what a run
 directory's ``config.toml`` holds.
 
 >>> cfg = parse({"run": {"rounds": 10}, "environments": [{"name": "spiked-covariance", "d": 4}],
@@ -101,7 +101,7 @@ class ExperimentConfig:
         progress : bool, default False
             Show a progress bar.
         durable : onlinelab.experiment.durable.Durable or None, default None
-            Checkpoint hooks (:mod:`onlinelab.experiment.durable`).
+            Checkpoint hooks (`onlinelab.experiment.durable`).
         """
         from onlinelab.simulation.simulator import simulate
         envs, learners = self.build()
@@ -162,7 +162,7 @@ def _boolean(key: str, value) -> bool:
 
 
 def parse(data: dict) -> ExperimentConfig:
-    """Validate a config dictionary (as read from TOML) and return an :class:`ExperimentConfig`."""
+    """Validate a config dictionary (as read from TOML) and return an `ExperimentConfig`."""
     if not isinstance(data, dict):
         raise ConfigTypeError(f"a config must be a table, got {type(data).__name__}")
     v.known_keys("the config's top level", data, TOP_KEYS)
@@ -221,7 +221,7 @@ def resolved(cfg: ExperimentConfig) -> dict:
 
 
 def _plugin_paths(raw) -> list:
-    """``[run] plugins`` checked to be a list of paths (parsing loads none of them: see :func:`load_toml`)."""
+    """``[run] plugins`` checked to be a list of paths (parsing loads none of them: see `load_toml`)."""
     if not isinstance(raw, list) or not all(isinstance(p, str) for p in raw):
         raise ConfigTypeError(f"run.plugins must be a list of .py paths, got {raw!r} ({type(raw).__name__}); "
                               'write plugins = ["my_envs.py"]')

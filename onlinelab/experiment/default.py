@@ -74,7 +74,7 @@ def run_experiment(data: dict, *, seed=None, rounds=None, replicates=None, out=N
 
     The run directory is claimed before the first round (a non-empty one is refused unless
     ``force``), checkpointed every ``checkpoint_every`` rounds or ``checkpoint_seconds`` seconds, and
-    replaced by the finished run in one rename (see :mod:`onlinelab.experiment.durable`).  A run that fails or
+    replaced by the finished run in one rename (see `onlinelab.experiment.durable`).  A run that fails or
     is interrupted midway keeps what it completed (``meta.json`` status "failed: ...") and its
     checkpoint, so ``onlinelab resume`` can finish it; the error is re-raised.
 
@@ -82,7 +82,7 @@ def run_experiment(data: dict, *, seed=None, rounds=None, replicates=None, out=N
     ----------
     data : dict
         The experiment config (parsed TOML).  Its ``[run] plugins`` are loaded (relative paths against the
-        working directory; :func:`~onlinelab.experiment.config.load_toml` makes a file's relative to the file)
+        working directory; `onlinelab.experiment.config.load_toml` makes a file's relative to the file)
         and recorded in the run directory: absolute paths in ``config.toml``, path and sha256 in
         ``meta.json``, a copy under ``plugins/``.
     seed, rounds, replicates : int, optional

@@ -1,13 +1,13 @@
 """Durable runs: claim the run directory, checkpoint the whole loop, stop cleanly on signals, resume.
 
-A run started by ``onlinelab run`` (or :func:`~onlinelab.experiment.default.run_experiment`) first
+A run started by ``onlinelab run`` (or `onlinelab.experiment.default.run_experiment`) first
 *claims* its directory: ``config.toml`` and a ``meta.json`` with status ``running`` are written to
 a temporary directory that is renamed into place, so two runs on one ``--out`` cannot both
-get it.  While it runs, :class:`Durable` writes ``checkpoint.npz`` — learner states,
+get it.  While it runs, `Durable` writes ``checkpoint.npz`` — learner states,
 environments, random generators with their buffers, loss trackers and recorders, through
-:mod:`onlinelab.runs.checkpoint`, no pickle — every ``every_rounds`` rounds or ``every_seconds``
+`onlinelab.runs.checkpoint`, no pickle — every ``every_rounds`` rounds or ``every_seconds``
 seconds, and each finished environment's result to ``parts/``.  SIGINT and SIGTERM finish the
-current round, checkpoint, save what finished and say how to resume.  :func:`resume_run`
+current round, checkpoint, save what finished and say how to resume.  `resume_run`
 rebuilds the run from ``config.toml``, skips finished environments, restores the checkpoint
 and plays the remaining rounds: the final metrics are bit-identical to an uninterrupted run's
 (``runtime_s``, a wall-clock time, aside).  The finished run replaces the claimed directory
@@ -55,7 +55,7 @@ class RunInterrupted(OnlinelabError):
 
 
 class Durable:
-    """The checkpoint hooks :func:`~onlinelab.simulate` calls (``durable=``) for one run directory.
+    """The checkpoint hooks `onlinelab.simulate` calls (``durable=``) for one run directory.
 
     Parameters
     ----------
@@ -158,7 +158,7 @@ class Durable:
 
 def claim(path, resolved: dict, cfg, durable: Durable, force: bool = False, plugins: list | None = None) -> None:
     """Create the run directory at ``path`` atomically, holding the config, a ``running`` status and the
-    run's plugin files (``plugins``, records of :func:`~onlinelab.experiment.plugins.plugin_records`)."""
+    run's plugin files (``plugins``, records of `onlinelab.experiment.plugins.plugin_records`)."""
     from onlinelab.experiment.config import dump_toml
     from onlinelab.experiment.plugins import record_in
     path = pathlib.Path(path)
@@ -201,7 +201,7 @@ def resume_run(path, progress: bool = False):
     """Finish the interrupted run in ``path``; returns ``(result, path)``.
 
     The plugin files the run recorded (``meta.json``'s ``plugins``) are loaded first, each only when its
-    sha256 is unchanged (:func:`~onlinelab.experiment.plugins.load_recorded`): resuming is re-running the
+    sha256 is unchanged (`onlinelab.experiment.plugins.load_recorded`): resuming is re-running the
     run's own code, so it needs no ``--plugins``, and a changed or missing file is a StorageError naming it.
 
     Parameters

@@ -1,7 +1,7 @@
 """User learners and environments from a Python file: ``--plugins FILE.py`` and ``[run] plugins = [...]``.
 
-A plugin file is ordinary Python that subclasses :class:`onlinelab.Environment` or
-:class:`onlinelab.Learner` and registers the class (``@onlinelab.register_environment("name")``);
+A plugin file is ordinary Python that subclasses `onlinelab.Environment` or
+`onlinelab.Learner` and registers the class (``@onlinelab.register_environment("name")``);
 loading it makes the name usable in configs and on the command line.  Packages can instead
 expose their modules through the entry-point groups ``onlinelab.environments`` /
 ``onlinelab.learners`` (loaded with the built-ins), and a file dropped into the checkout's
@@ -13,8 +13,8 @@ A run travels with its plugins (docs/guide/plugins.md): loading a file keeps its
 path as given, the absolute path and the sha256 of the bytes that were executed — and the source
 itself.  A run directory stores the records in ``meta.json`` (``plugins``), the absolute paths in
 ``config.toml`` (``[run] plugins``) and a copy of each file under ``plugins/``; sweep workers
-execute the shipped source of each file (:func:`shipped`, :func:`load_shipped`), and ``onlinelab
-resume`` loads the recorded files only when their sha256 is unchanged (:func:`load_recorded`).
+execute the shipped source of each file (`shipped`, `load_shipped`), and ``onlinelab
+resume`` loads the recorded files only when their sha256 is unchanged (`load_recorded`).
 Reading a run directory loads none of them.
 
 >>> import pathlib, tempfile
@@ -189,7 +189,7 @@ def shipped(records: list[dict]) -> list[tuple[dict, bytes]]:
 
 
 def load_shipped(payload: list[tuple[dict, bytes]]) -> None:
-    """Load plugin sources shipped by :func:`shipped` (on a process or dask worker), each once per process.
+    """Load plugin sources shipped by `shipped` (on a process or dask worker), each once per process.
 
     The worker runs the bytes the sweep's process loaded, so it needs no copy of the file; a worker that
     already loaded another version of a file (a long-lived dask worker) refuses instead of mixing them.
@@ -210,12 +210,12 @@ def load_recorded(records, run_dir) -> list:
     """Load the plugin files a run recorded, each only when its sha256 is still the recorded one.
 
     A file that is missing, or whose bytes (on disk, or as already loaded in this process) have another
-    sha256, is a :class:`~onlinelab.errors.StorageError` naming the file, both hashes and the fix.
+    sha256, is a `onlinelab.errors.StorageError` naming the file, both hashes and the fix.
 
     Parameters
     ----------
     records : list of dict
-        ``meta.json``'s ``plugins`` (see :func:`plugin_records`).
+        ``meta.json``'s ``plugins`` (see `plugin_records`).
     run_dir : str or path-like
         The run directory (named in the messages, with its copy of the file).
     """

@@ -98,7 +98,7 @@ def _duration(s: float) -> str:
 
 
 def check(environments, *, n_learners: int, T: int, R: int) -> Estimate:
-    """Refuse (:class:`~onlinelab.errors.ConfigError`) a run that cannot fit in memory or time; warn on a long one.
+    """Refuse (`onlinelab.errors.ConfigError`) a run that cannot fit in memory or time; warn on a long one.
 
     Parameters
     ----------

@@ -1,7 +1,7 @@
 """What the command line does with a config or a run directory, through the run-kind protocol only.
 
 ``onlinelab run``, ``resume``, ``report`` and ``compare`` come here; each looks the kind up
-(:func:`~onlinelab.experiment.kinds.kind_of` for a config, :func:`~onlinelab.experiment.kinds.kind_of_run` for a
+(`onlinelab.experiment.kinds.kind_of` for a config, `onlinelab.experiment.kinds.kind_of_run` for a
 saved run) and asks it, so every kind gets every feature or its clear refusal (a ConfigError, exit status 2).
 No function here knows a kind by name.
 
@@ -26,7 +26,7 @@ from onlinelab.runs.tomlio import read_toml
 
 def _with_plugin_records(data: dict, extra) -> tuple[dict, list]:
     """``data`` naming its plugin files (``[run] plugins`` and the command line's ``extra``) by absolute path, and
-    their records (:func:`onlinelab.experiment.plugins.plugin_records`), which the run stores."""
+    their records (`onlinelab.experiment.plugins.plugin_records`), which the run stores."""
     from onlinelab.experiment.plugins import plugin_records, with_plugins
     data = with_plugins(data, extra)
     run = data.get("run")

@@ -5,11 +5,11 @@ A grid maps dotted keys to lists: ``seed``, ``rounds`` and ``replicates`` (the `
 other table of the config (``run.comparator``, ``delay.d``, ``game.n``); in TOML it is a ``[sweep]`` table
 whose sub-tables give the same keys (``[sweep.learners.meg] eta = [...]``, ``[sweep.delay] d = [...]``).
 Every combination is a *cell*: the base config with those values, run on its own by its run kind
-(:mod:`onlinelab.experiment.kinds`) exactly as ``onlinelab run`` runs a config, so a cell equals the plain
+(`onlinelab.experiment.kinds`) exactly as ``onlinelab run`` runs a config, so a cell equals the plain
 run of its ``config.toml``; a kind that cannot be swept is refused before any cell runs.  A cell's
 numbers depend only on its config (seeds are keyed by name, never by position or process), so the table
 is identical, bit for bit, whether the cells run one after the other (``serial``), on worker
-processes (``processes``, :mod:`concurrent.futures` with spawn/forkserver and one BLAS thread each) or on
+processes (``processes``, `concurrent.futures` with spawn/forkserver and one BLAS thread each) or on
 a ``dask.distributed`` cluster (``dask``: a ``LocalCluster`` of ``workers`` processes, or the
 scheduler at ``scheduler``) — ``runtime_s``, a wall-clock time, aside.
 
@@ -120,9 +120,9 @@ def cells(base: dict, grid: dict) -> list[tuple[str, dict, dict]]:
 def run_cell(cfg: dict):
     """Run one cell's config exactly as ``onlinelab run`` runs it (in a worker process or a dask worker).
 
-    The cell goes through its kind's parse and run (:mod:`onlinelab.experiment.kinds`), the build path of a
+    The cell goes through its kind's parse and run (`onlinelab.experiment.kinds`), the build path of a
     plain run, so every key of the config takes effect (a ``[delay]``, ``[arrivals]``, ``[run] comparator``…);
-    returns the :class:`~onlinelab.experiment.kinds.RunOutcome`, whose ``resolved`` config is the cell's
+    returns the `onlinelab.experiment.kinds.RunOutcome`, whose ``resolved`` config is the cell's
     ``config.toml``.
     """
     from onlinelab.experiment.kinds import kind_of
@@ -144,7 +144,7 @@ def _finished(path: pathlib.Path, params: dict):
 
 def _cell_in_worker(plugins: list, cfg: dict):
     """A cell on a worker process or dask worker: load the sweep's plugin sources first (each once per
-    worker, checked against its sha256), so that the names they register parse; then :func:`run_cell`."""
+    worker, checked against its sha256), so that the names they register parse; then `run_cell`."""
     if plugins:
         from onlinelab.experiment.plugins import load_shipped
         load_shipped(plugins)
@@ -158,7 +158,7 @@ def _one_blas_thread() -> None:
 
 def _execute(todo, executor: str, workers: int, scheduler, plugins: list | None = None):
     """Yield ``(index, Result)`` for the cells in ``todo`` as they finish; workers first load ``plugins``
-    (:func:`onlinelab.experiment.plugins.shipped`: records with the sources this process loaded)."""
+    (`onlinelab.experiment.plugins.shipped`: records with the sources this process loaded)."""
     if executor == "serial":
         for i, cfg in todo:
             yield i, run_cell(cfg)
@@ -194,7 +194,7 @@ def _execute(todo, executor: str, workers: int, scheduler, plugins: list | None 
 
 def sweep(config, grid: dict | None = None, *, executor: str = "serial", workers: int = 1, scheduler=None,
           out=None, progress: bool = False, force: bool = False) -> SweepResult:
-    """Run every cell of ``grid`` over the experiment ``config``; returns a :class:`SweepResult`.
+    """Run every cell of ``grid`` over the experiment ``config``; returns a `SweepResult`.
 
     Parameters
     ----------
@@ -316,7 +316,7 @@ class SweepResult:
         param : str, optional
             Show only this swept key (others, seeds included, are pooled); default: every key but ``seed``.
         metric : str
-            The metric (default: the sweep's, see :class:`SweepResult`).
+            The metric (default: the sweep's, see `SweepResult`).
         """
         keys = [param] if param is not None else [k for k in self.params if k != "seed"]
         unknown = [k for k in keys if k not in self.params]
@@ -329,14 +329,14 @@ class SweepResult:
         return out
 
     def summary_text(self, param: str | None = None, metric: str | None = None) -> str:
-        """:meth:`summary` as a table with one format per column (what ``onlinelab sweep`` prints).
+        """`summary` as a table with one format per column (what ``onlinelab sweep`` prints).
 
         Parameters
         ----------
         param : str, optional
             Show only this swept key; default: every key but ``seed``.
         metric : str
-            The metric (default: the sweep's, see :class:`SweepResult`).
+            The metric (default: the sweep's, see `SweepResult`).
         """
         from onlinelab.runs.tables import Column, format_table
         metric = metric or self.metric
@@ -350,7 +350,7 @@ class SweepResult:
     def plot(self, param: str, ax=None, metric: str | None = None):
         """Final ``metric`` against ``param``, one line per learner, with 95% confidence bars.
 
-        Returns ``(Figure, ndarray of Axes)`` in the look of :mod:`onlinelab.runs.figures` (legend outside).
+        Returns ``(Figure, ndarray of Axes)`` in the look of `onlinelab.runs.figures` (legend outside).
 
         Parameters
         ----------
@@ -359,7 +359,7 @@ class SweepResult:
         ax : matplotlib Axes, optional
             Where to draw.
         metric : str
-            The metric (default: the sweep's, see :class:`SweepResult`).
+            The metric (default: the sweep's, see `SweepResult`).
         """
         from onlinelab.runs import figures as F
         metric = metric or self.metric

@@ -24,10 +24,10 @@ Any oblivious environment and learner may be served one arrival per call.  Servi
 block needs the loss type to say how: a *per-sample* loss has ``n_samples`` (what service time
 counts; a loss without it is one sample) and a classmethod ``joined(losses)``, the sample-weighted
 mean ``Σ_i (b_i/N) L_i`` — the stream's samples as one mini-batch.  The streams' losses have both
-(:class:`~onlinelab.FactoredLoss` and its sample and projection losses, :class:`~onlinelab.losses.data.DataLoss`,
+(`onlinelab.FactoredLoss` and its sample and projection losses, `onlinelab.losses.data.DataLoss`,
 the least-squares stream's loss); for any other a server that takes whole queues is a
-:class:`~onlinelab.errors.ConfigError` at the first arrival, which says to use ``take="one"``.  The
-server hands the learner the feedback its kind asks for (:func:`onlinelab.core.slot.feedback_for`): the
+`onlinelab.errors.ConfigError` at the first arrival, which says to use ``take="one"``.  The
+server hands the learner the feedback its kind asks for (`onlinelab.core.slot.feedback_for`): the
 block's loss, or for a first-order learner such as ``sgd`` its gradient at the play.
 
 >>> import onlinelab as ol
@@ -104,7 +104,7 @@ class Arrivals(_Params):
     def attach(self, sim, slots, ckpts, validate, trackers, seed: int, env_label: str, T: int,
                durable=None) -> None:
         """The simulator's hook: start the arrival process, one server per learner and the checkpoints on ``sim``
-        (where a durable run also answers SIGINT/SIGTERM, :meth:`onlinelab.experiment.durable.Durable.poll`)."""
+        (where a durable run also answers SIGINT/SIGTERM, `onlinelab.experiment.durable.Durable.poll`)."""
         if slots[0].env.adaptive:
             raise ConfigError(f"arrivals need an oblivious environment; {env_label!r} is adaptive")
         gaps = BatchRNG.from_seed(seed, "environment", f"arrivals/{env_label}", 1).gens[0]
@@ -222,7 +222,7 @@ def _checkpoints(sim, ckpts, trackers, servers, durable=None, env_label=""):
 
 
 def make_arrivals(spec) -> Arrivals:
-    """An :class:`Arrivals` from an instance or a dict (the ``[arrivals]`` table of a config).
+    """An `Arrivals` from an instance or a dict (the ``[arrivals]`` table of a config).
 
     Parameters
     ----------

@@ -16,18 +16,18 @@ random delays are common to every learner of a run and drawn from their own seed
 An adaptive delay adversary instead picks d_t per learner from what it may see (the
 learner's current mixed strategy and the past delays, never the sampled action).
 
-Delay models (:func:`make_delay` accepts an instance, an int, or a dict as written in TOML):
+Delay models (`make_delay` accepts an instance, an int, or a dict as written in TOML):
 
-* :class:`FixedDelay` ``{kind = "fixed", d = 3}`` — d_t = d;
-* :class:`RandomDelay` ``{kind = "random", distribution = "geometric", mean = 5}`` — i.i.d.
+* `FixedDelay` ``{kind = "fixed", d = 3}`` — d_t = d;
+* `RandomDelay` ``{kind = "random", distribution = "geometric", mean = 5}`` — i.i.d.
   ``geometric`` (on 0, 1, …), ``poisson`` or ``uniform`` (on 0 … 2·mean);
-* :class:`ScheduleDelay` ``{kind = "schedule", delays = [...]}`` — an explicit sequence;
-* :class:`AdaptiveDelay` ``{kind = "adaptive", rule = "confident", max_delay = 20}`` — withholds
+* `ScheduleDelay` ``{kind = "schedule", delays = [...]}`` — an explicit sequence;
+* `AdaptiveDelay` ``{kind = "adaptive", rule = "confident", max_delay = 20}`` — withholds
   feedback the more the learner commits to one arm (or pass ``rule=`` a callable ``(t, view) → int``).
 
 Metrics logged at checkpoints: ``outstanding_feedback`` (posted, not yet delivered) and
 ``total_delay`` D_t = Σ_{s≤t} min(d_s, t − s), the delay that can have mattered by round t
-(equal to Σ d_s when every feedback is due by t).  Bounds: see :mod:`onlinelab.bounds.delay`.
+(equal to Σ d_s when every feedback is due by t).  Bounds: see `onlinelab.bounds.delay`.
 
 >>> import onlinelab as ol
 >>> res = ol.simulate("experts-stochastic", [ol.make_learner("ftrl", regularizer="entropy")], T=50,
@@ -190,7 +190,7 @@ class AdaptiveDelay(DelayModel):
     Parameters
     ----------
     rule : str or callable
-        "confident" (see :func:`confident_rule`) or a callable ``(t, view, max_delay) -> int``.
+        "confident" (see `confident_rule`) or a callable ``(t, view, max_delay) -> int``.
     max_delay : int
         Cap on every delay (≥ 0).
     """
@@ -212,7 +212,7 @@ MODELS = {cls.kind: cls for cls in (FixedDelay, RandomDelay, ScheduleDelay, Adap
 
 
 def make_delay(spec) -> DelayModel:
-    """A :class:`DelayModel` from an instance, a whole number (fixed delay) or a dict ``{kind = ..., ...}``.
+    """A `DelayModel` from an instance, a whole number (fixed delay) or a dict ``{kind = ..., ...}``.
 
     Parameters
     ----------

@@ -15,9 +15,9 @@ iterates themselves are ``result.x_avg[t]`` ((R, n) per checkpoint t; the final 
 ``meta["game"]["x_avg"]``).
 The chain suboptimality ≤ gap ≤ x_avg_regret + y_avg_regret (theory §3.3 Theorem) is checked
 at every checkpoint; a breach is listed in ``meta["game"]["breaches"]`` and raised as a
-:class:`~onlinelab.errors.BoundViolationWarning`.
-The round loop itself, :func:`run_rounds`, is shared with the other games (the dual embedding
-game of :mod:`onlinelab.embedding.game`).
+`onlinelab.errors.BoundViolationWarning`.
+The round loop itself, `run_rounds`, is shared with the other games (the dual embedding
+game of `onlinelab.embedding.game`).
 
 >>> import onlinelab as ol
 >>> from onlinelab.games.recoveries import gd_averaging
@@ -78,7 +78,7 @@ def play_game(f: ConvexFunction, x_player: Learner, y_player: Learner, *, T: int
     order : {"x-first", "y-first"}, default "x-first"
         Which player moves first.
     checkpoints : int, list of int or None, default None
-        Rounds at which metrics are logged (as in :func:`onlinelab.simulate`).
+        Rounds at which metrics are logged (as in `onlinelab.simulate`).
     bounds : sequence of Bound, default ()
         Rate curves to draw and check against the suboptimality.
     label : str or None, default None

@@ -1,8 +1,8 @@
 """Classical methods recovered as Fenchel games, with their rates as bound curves
 (theory §3.4–3.5, docs/theory/03-oco-fenchel.md).
 
-Each factory returns a :class:`Recovery` — the function, both players, weights, move order and
-rate curves — to pass to :func:`play_recovery` (or field by field to ``play_game``):
+Each factory returns a `Recovery` — the function, both players, weights, move order and
+rate curves — to pass to `play_recovery` (or field by field to ``play_game``):
 
 * ``gd``      OMD-Euclidean (first) vs BESTRESP+, α_t = 1, γ = R/(G√T): averaged projected
   gradient descent on the non-smooth f = G‖x − c‖ over a ball.  Curves: R²/(2γt) + γG²/2
@@ -12,7 +12,7 @@ rate curves — to pass to :func:`play_recovery` (or field by field to ``play_ga
 * ``frank-wolfe`` FTL (first) vs BESTRESP+ (the LMO), α_t = t, on a quadratic over the simplex;
   curve 2LD²/(t+1), D = diam K [derived].
 * ``data-gd`` the ``gd`` pairing on regularised logistic / Huber regression over the breast-cancer data
-  (:class:`~onlinelab.losses.datasets.DataObjective`, box K), R = ‖x₁ − x⋆‖, G a gradient bound; curve RG/√T.
+  (`onlinelab.losses.datasets.DataObjective`, box K), R = ‖x₁ − x⋆‖, G a gradient bound; curve RG/√T.
 * ``nesterov`` optimistic FTL (first) vs OMD+ with γα_t = t/(4L), α_t = t, on a quadratic over a
   ball; rate O(L‖x₀ − x⋆‖²/T²) (theory §3.5) whose constant is not confirmed: the curve
   L‖x₀ − x⋆‖²/t² (x₀ = 0, OMD+'s start) is a *reference* (drawn and tabulated, never checked;
@@ -96,7 +96,7 @@ def gd_averaging(n: int = 3, T: int = 1000, radius: float = 1.0, scale: float = 
 
 def data_gd(loss: str = "logistic", T: int = 1000, lam: float = 0.01, radius: float = 2.0, delta: float = 1.0,
             seed: int = 0) -> Recovery:
-    """Averaged projected GD on a regularised risk over the breast-cancer data (:mod:`onlinelab.losses.datasets`).
+    """Averaged projected GD on a regularised risk over the breast-cancer data (`onlinelab.losses.datasets`).
 
     K = [−radius, radius]ⁿ, x₁ = 0, R = ‖x⋆‖₂ (x⋆ from L-BFGS-B), G = |φ'|max·max‖ã_i‖ + λ sup_K‖x‖ ≥ ‖∇f‖ on K,
     γ = R/(G√T); curve RG/√T at t = T (theory §3.4).  ``seed`` is unused (the data are fixed).
@@ -235,12 +235,12 @@ def make_recovery(name: str, **params) -> Recovery:
 
 
 def play_recovery(rec: Recovery, *, T: int, replicates: int = 1, seed: int = 0, checkpoints=None):
-    """Play a :class:`Recovery` with :func:`onlinelab.games.game.play_game`.
+    """Play a `Recovery` with `onlinelab.games.game.play_game`.
 
     Parameters
     ----------
     rec : Recovery
-        A recovery built by :func:`make_recovery` or one of the factories.
+        A recovery built by `make_recovery` or one of the factories.
     T : int
         Number of rounds.
     replicates : int, default 1

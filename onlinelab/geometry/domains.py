@@ -3,18 +3,18 @@
 theory §2 (projections, capped simplex; docs/theory/02-online-pca.md) and §3.2 (oracle costs).  Every method takes a
 leading replicate axis: points and directions are ``(R, n)`` arrays.
 
-* :class:`Simplex`        — {p ≥ 0, Σp = 1}; projection by the sort-based rule of theory §2
+* `Simplex`        — {p ≥ 0, Σp = 1}; projection by the sort-based rule of theory §2
   (ρ is an *index*), or for long rows Michelot's linear-time threshold iteration; LMO = the vertex of
   the smallest coordinate.
-* :class:`CappedSimplex`  — {0 ≤ p ≤ cap, Σp = total}; the eigenvalue set of the rank-k
+* `CappedSimplex`  — {0 ≤ p ≤ cap, Σp = total}; the eigenvalue set of the rank-k
   Fantope (cap 1, total k) and of capped density matrices (cap 1/m, total 1).
-* :class:`Ball`           — {‖x − centre‖₂ ≤ radius}.
-* :class:`Box`            — {lo ≤ x ≤ hi} coordinate-wise.
-* :class:`Euclidean`      — all of ℝⁿ (unconstrained; no LMO).
+* `Ball`           — {‖x − centre‖₂ ≤ radius}.
+* `Box`            — {lo ≤ x ≤ hi} coordinate-wise.
+* `Euclidean`      — all of ℝⁿ (unconstrained; no LMO).
 
 The spectral domains (spectraplex, Fantope) lift these maps to eigenvalues in
-:mod:`onlinelab.geometry.spectral`; mirror maps (:mod:`onlinelab.geometry.mirror`) dispatch on ``kind``.
-:func:`make_domain` parses the strings used by learners, environments and configs
+`onlinelab.geometry.spectral`; mirror maps (`onlinelab.geometry.mirror`) dispatch on ``kind``.
+`make_domain` parses the strings used by learners, environments and configs
 (``"simplex"``, ``"ball:2"``, ``"box:-1:1"``, ``"fantope:2"``, ...).
 
 >>> import numpy as np
@@ -60,7 +60,7 @@ class Domain:
         raise NotImplementedError
 
     def project_owned(self, y: np.ndarray) -> np.ndarray:
-        """:meth:`project` of a float array the caller made for it and gives up: the result may be written into
+        """`project` of a float array the caller made for it and gives up: the result may be written into
         ``y`` (the greedy OMD step's Π_K(x − γg), theory §5.6).  The default projects into a new array.
 
         Parameters
@@ -158,7 +158,7 @@ class Simplex(Domain):
     """The probability simplex Δₙ.
 
     The projection is max(y − τ, 0) with τ chosen so the coordinates sum to one (theory §2), found by
-    :func:`onlinelab.geometry.simplex_projection.simplex_threshold` (the sort rule, or for long rows Michelot's
+    `onlinelab.geometry.simplex_projection.simplex_threshold` (the sort rule, or for long rows Michelot's
     linear-time iteration).
     """
 

@@ -7,7 +7,7 @@ KL-UCB (Garivier and Cappé 2011) plays the arm with the largest
 where kl is the relative entropy of the reward family at means μ̂ and q.  For Gaussian rewards
 of known variance σ², kl(p, q) = (p − q)²/(2σ²) and U = μ̂ + σ√(2·level) in closed form.  For
 Bernoulli rewards, kl(p, q) = p ln(p/q) + (1 − p) ln((1 − p)/(1 − q)) has no inverse in closed form:
-:func:`kl_ucb_bernoulli` solves for every entry of an array at once by Newton's method started
+`kl_ucb_bernoulli` solves for every entry of an array at once by Newton's method started
 above the root, where it converges monotonically (kl(p, ·) is convex and increasing on [p, 1)), to
 1e-12 in q.  The starting point is the smaller of two upper bounds on the root: Pinsker's
 p + √(level/2) and 1 − exp(−(level + h(p))/(1 − p)) (h the binary entropy), which follows from

@@ -12,7 +12,7 @@ Maps: ``euclidean`` ½‖x − c‖² (c the domain's centre: projected gradient
 ``entropy`` Σ x log x (Hedge; on eigenvalues: von Neumann entropy, MEG; on a capped simplex
 the Bregman projection is capping p_i = min(cap, τ q_i)), ``log-barrier`` −Σ log x (on the
 spectraplex: the log-det learner of theory §1, normalised with the shifted Newton solve).
-:func:`mirror_solve` / :func:`mirror_grad` apply a map on any domain — spectral domains go
+`mirror_solve` / `mirror_grad` apply a map on any domain — spectral domains go
 through eigenvalues, so the simplex and spectraplex versions are one code path.
 
 >>> import numpy as np
@@ -185,7 +185,7 @@ def mirror_solve(mirror: MirrorMap, theta, domain):
     Parameters
     ----------
     mirror : MirrorMap
-        The regulariser (see :func:`get_mirror`).
+        The regulariser (see `get_mirror`).
     theta : array-like or EigenPlay
         The dual point θ.
     domain : Domain or SpectralDomain
@@ -203,7 +203,7 @@ def mirror_grad(mirror: MirrorMap, x, domain):
     Parameters
     ----------
     mirror : MirrorMap
-        The regulariser (see :func:`get_mirror`).
+        The regulariser (see `get_mirror`).
     x : array-like or EigenPlay
         A point of the domain.
     domain : Domain or SpectralDomain
@@ -220,12 +220,12 @@ def mirror_step(mirror: MirrorMap, x, g, step: float, domain):
     the projection Π_K(x − step·g) itself (solve(θ) = Π_K(c + θ), ∇φ(x) = x − c), without subtracting and
     adding back the centre c (two fewer passes and roundings: projected gradient descent, theory §5.6),
     formed in one fresh array (−step·g, then x added in place) that the domain may project in place
-    (:meth:`~onlinelab.geometry.domains.Domain.project_owned`).
+    (`onlinelab.geometry.domains.Domain.project_owned`).
 
     Parameters
     ----------
     mirror : MirrorMap
-        The regulariser (see :func:`get_mirror`).
+        The regulariser (see `get_mirror`).
     x : array-like or EigenPlay
         The current point.
     g : array-like
@@ -251,7 +251,7 @@ def mirror_range(mirror: MirrorMap, domain) -> float:
     Parameters
     ----------
     mirror : MirrorMap
-        The regulariser (see :func:`get_mirror`).
+        The regulariser (see `get_mirror`).
     domain : Domain or SpectralDomain
         The decision set.
     """
@@ -264,7 +264,7 @@ def mirror_beta(mirror: MirrorMap, domain) -> float:
     Parameters
     ----------
     mirror : MirrorMap
-        The regulariser (see :func:`get_mirror`).
+        The regulariser (see `get_mirror`).
     domain : Domain or SpectralDomain
         The decision set.
     """

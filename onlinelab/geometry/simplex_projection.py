@@ -94,7 +94,7 @@ def simplex_threshold(y: np.ndarray, guess: float | None = None) -> np.ndarray:
     y : numpy.ndarray, shape (..., n)
         Points, one per row (float).
     guess : float or None, default None
-        For one long row, a guess at τ that may save passes (:func:`newton_threshold`); never changes τ.
+        For one long row, a guess at τ that may save passes (`newton_threshold`); never changes τ.
     """
     if y.shape[-1] < NEWTON_FROM:
         return sorted_threshold(y)

@@ -5,10 +5,10 @@ Fantope {0 ⪯ P ⪯ I, tr P = k} and the capped density matrices {0 ⪯ W ⪯ I
 are capped simplices on eigenvalues.  Every map (Euclidean projection, linear
 minimisation, mirror steps) is ``eigh`` → the vector map on the eigenvalues → the same
 eigenvectors, because the base sets and the regularisers are permutation invariant.
-Points are :class:`~onlinelab.core.protocol.EigenPlay` (never an explicit inverse), directions
+Points are `onlinelab.core.protocol.EigenPlay` (never an explicit inverse), directions
 dense symmetric ``(R, d, d)`` arrays.
 
-:func:`systematic_sample` draws a random rank-k projector with E[P] = W for a Fantope
+`systematic_sample` draws a random rank-k projector with E[P] = W for a Fantope
 point (one uniform per replicate, walk the cumulative eigenvalue sums), O(d).
 
 >>> import numpy as np

@@ -4,11 +4,11 @@
 For orthonormal ``Q`` (R, d, k) and a reference orthonormal ``U`` (d, k'), the cosines of the
 principal angles are the singular values of ``Qᵀ U``:
 
-* :func:`sin2_theta` — ``sin²`` of the largest principal angle, ``1 − σ_min(QᵀU)²`` (k = k');
-* :func:`sin_theta_fro` — ``‖sin Θ‖_F = √(k − ‖QᵀU‖_F²)``, O(dk²), no SVD;
-* :func:`explained_variance` — ``tr(Qᵀ Σ Q) / tr Σ`` for a covariance Σ;
-* :func:`reconstruction_error` — ``Σ‖x̂ − x‖² / Σ‖x‖²`` per replicate;
-* :func:`t_similarity` — mean over points of the fraction of each point's t nearest
+* `sin2_theta` — ``sin²`` of the largest principal angle, ``1 − σ_min(QᵀU)²`` (k = k');
+* `sin_theta_fro` — ``‖sin Θ‖_F = √(k − ‖QᵀU‖_F²)``, O(dk²), no SVD;
+* `explained_variance` — ``tr(Qᵀ Σ Q) / tr Σ`` for a covariance Σ;
+* `reconstruction_error` — ``Σ‖x̂ − x‖² / Σ‖x‖²`` per replicate;
+* `t_similarity` — mean over points of the fraction of each point's t nearest
   neighbours (Euclidean, itself excluded) that are still among its t nearest after the
   reduction: one vectorised distance matrix per space and ``argpartition``, O(n²(d + t)).
 

@@ -2,7 +2,7 @@
 
 A streaming comparator needs ``Σ`` of the k largest eigenvalues of a cumulative Gram matrix
 ``G = Σ_t X_t X_tᵀ`` (d × d) at each checkpoint.  A full eigendecomposition costs O(d³) every
-time; between two checkpoints the top-k subspace hardly moves, so :func:`top_k_sum` runs block
+time; between two checkpoints the top-k subspace hardly moves, so `top_k_sum` runs block
 Chebyshev-filtered subspace iteration with Rayleigh–Ritz from the previous checkpoint's Ritz vectors: O(d² m) a
 sweep with a block of m = 2k + 8 columns, a few sweeps when warm.  Ritz values rise monotonically
 to the eigenvalues; the iteration stops when their sum stops moving (relative change below

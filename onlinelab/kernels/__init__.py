@@ -4,13 +4,13 @@ The numpy code of every learner stays the reference and the path for users' own 
 here is an optional fast path for a learner's ``play_block`` (or an environment's block emission, or
 the recorder's running sums) that consumes the same numpy-drawn uniforms and normals and gives the
 same plays and metrics.  This layer sits below everything else in the package (it imports only
-numpy, numba — lazily — and :mod:`onlinelab.errors`), so core, learners and environments can all
+numpy, numba — lazily — and `onlinelab.errors`), so core, learners and environments can all
 use it.
 
-* :mod:`onlinelab.kernels.jit` — :func:`kernel`, a lazily compiled function with numba's on-disk
+* `onlinelab.kernels.jit` — `kernel`, a lazily compiled function with numba's on-disk
   cache; nothing compiles (or imports numba) at import; a machine where numba cannot compile falls
-  back to the numpy path with one :class:`~onlinelab.errors.CompileWarning`.
-* :mod:`onlinelab.kernels.switch` — :func:`use_compiled` / :func:`compiled_active`: the switch that
+  back to the numpy path with one `onlinelab.errors.CompileWarning`.
+* `onlinelab.kernels.switch` — `use_compiled` / `compiled_active`: the switch that
   ``simulate(compiled=False)`` and ``[run] compiled = false`` turn off.
 
 >>> from onlinelab.kernels import compiled_active, use_compiled

@@ -2,10 +2,10 @@
 
 ``@kernel`` wraps a plain Python function written in numba's subset.  Nothing happens at import:
 numba itself is imported, and the function compiled (or loaded from numba's on-disk cache, so a
-second process pays only the load), on the first :meth:`Kernel.get`.  If numba is missing or the
-compile fails, :meth:`Kernel.get` returns None — the caller then runs its numpy reference — and one
-:class:`~onlinelab.errors.CompileWarning` is issued for the whole process.  The first call's compile
-(or cache-load) time is kept in :func:`compile_report`, which the benchmarks print.
+second process pays only the load), on the first `Kernel.get`.  If numba is missing or the
+compile fails, `Kernel.get` returns None — the caller then runs its numpy reference — and one
+`onlinelab.errors.CompileWarning` is issued for the whole process.  The first call's compile
+(or cache-load) time is kept in `compile_report`, which the benchmarks print.
 
 >>> @kernel
 ... def add_one(x):
@@ -92,7 +92,7 @@ class Kernel:
 
 
 def kernel(func=None, *, fastmath: bool = False):
-    """Decorator: make ``func`` a lazily compiled :class:`Kernel` (see the module docstring).
+    """Decorator: make ``func`` a lazily compiled `Kernel` (see the module docstring).
 
     Parameters
     ----------

@@ -3,7 +3,7 @@
 The multi-armed bandit is the diagonal case of bandit PCA (docs/theory/08-bandits-delays.md):
 K arms, losses ℓ_t ∈ [0, 1]^K, the learner draws I_t ~ p_t and sees only ℓ_t(I_t).  Each
 learner here is a *wrapper*: it keeps the state of an existing full-information learner
-(:mod:`onlinelab.learners.mirror_descent`), mixes in exploration, samples the arm, and hands
+(`onlinelab.learners.mirror_descent`), mixes in exploration, samples the arm, and hands
 the inner learner the unbiased estimate ℓ̂_t(i) = ℓ_t(i)·1{I_t = i}/p_t(i) as an ordinary
 linear loss (its gradient, through the inner learner's ``update_gradient``).  No update rule is
 written twice.
@@ -18,7 +18,7 @@ written twice.
   rate Õ(√(KT)), constant unconfirmed: listed as data, never checked.
 
 On an oblivious environment's block of rounds the wrappers play the block in one loop of their own
-(:meth:`BanditSimplex.play_block`): the same inner calls and draws, bit for bit, without the
+(`BanditSimplex.play_block`): the same inner calls and draws, bit for bit, without the
 simulator's per-round objects.
 
 The play's ``mixed`` is p_t (so ``regret`` is the conditional expected regret
@@ -118,7 +118,7 @@ class BanditSimplex(Learner):
 
 
     def _plays_as_base(self) -> bool:
-        """Whether this object plays and updates as the wrappers here do — the loop of :meth:`play_block` repeats
+        """Whether this object plays and updates as the wrappers here do — the loop of `play_block` repeats
         exactly that — around an inner FTRL or OMD, which draw nothing (so the block's uniforms can be taken at
         once)."""
         return (type(self).act is BanditSimplex.act and type(self).update is BanditSimplex.update
@@ -129,7 +129,7 @@ class BanditSimplex(Learner):
 
         A bandit's rounds cannot be vectorised over time (round t's estimate depends on round t's draw),
         but the wrapper can play them in one loop of its own: the same inner ``act``/``update`` calls
-        and the same draws as :meth:`act` and :meth:`update` round by round, without the per-round
+        and the same draws as `act` and `update` round by round, without the per-round
         play, feedback and recording objects.  The inner learners (FTRL, OMD) draw nothing, so the
         block's n uniforms for the arms are taken at once: the numbers n calls of ``rng.categorical``
         would use, in the same order.  Returns ``(state, plays, realized)``: p_t stacked like the

@@ -7,11 +7,11 @@ W ∈ {0 ⪯ W ⪯ I/m, tr W = 1}; the mixed strategy is mW (a point of the Fant
 Round t:
 
 1. play: eigenvalues p of W (kept as log p with eigenvectors V); draw m indices by systematic
-   sampling with inclusion probabilities m·p (:func:`onlinelab.geometry.spectral.systematic_sample`, O(d)),
+   sampling with inclusion probabilities m·p (`onlinelab.geometry.spectral.systematic_sample`, O(d)),
    so the frame U = V[:, idx] gives E[U Uᵀ] = mW exactly;
 2. update (greedy MEG step, then the relative-entropy projection):
    H = V diag(log p) Vᵀ − η L_t, eigh(H) = V' diag(h) V'ᵀ, p' = min(1/m, τ softmax(h)) — the capping
-   map of :func:`onlinelab.geometry.mirror.capped_log_softmax` on eigenvalues, the same vector map capped
+   map of `onlinelab.geometry.mirror.capped_log_softmax` on eigenvalues, the same vector map capped
    Hedge uses on a simplex.  Only log p is stored, so tiny eigenvalues never meet a log.
 
 ``k=None`` reads m from the environment's domain ``fantope:m``; ``eta=None`` tunes

@@ -10,7 +10,7 @@ Bounds: every base bound of the form c₀ + b·t + κ·L* + a·Σ stat (L* the c
 when (e − 1)γ ≤ 1 — becomes c₀·(τ + 1) + b·t + κ·L* + a·Σ stat, with the assumption "every d_t ≤ τ"
 (checked against the run's delays).  The copies' rounds and statistics add up to the run's and
 their comparators to at most the run's (Σ_j L*_j ≤ L*), so with 1 + κ ≥ 0 the sum of the copies'
-bounds is at most that (see :func:`constant_part`).  Each copy is
+bounds is at most that (see `constant_part`).  Each copy is
 told the horizon ⌈T/(τ + 1)⌉ it plays, so a tuned base step (η ∝ 1/√T) suits its own rounds, as
 the reduction's (τ + 1)·R_base(T/(τ + 1)) assumes.
 

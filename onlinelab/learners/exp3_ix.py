@@ -1,6 +1,6 @@
 """Exp3-IX (Neu 2015): Exp3 with implicit exploration, the adversarial bandit with high-probability guarantees.
 
-It is the Exp3 wrapper of :mod:`onlinelab.learners.bandit_simplex` (Hedge, i.e. entropic FTRL, on loss
+It is the Exp3 wrapper of `onlinelab.learners.bandit_simplex` (Hedge, i.e. entropic FTRL, on loss
 estimates) with one change: the estimate is biased low by γ in the denominator,
 
     ℓ̃_t(i) = ℓ_t(i)·1{I_t = i}/(p_t(i) + γ),

@@ -2,7 +2,7 @@
 
 In round t (t = rewards observed + 1) the policy plays the empirically best arm with probability
 1 − ε_t and a uniformly random arm with probability ε_t: p_t = (1 − ε_t)·e_{greedy} + ε_t/K, and the
-arm is drawn from p_t with one uniform of the learner's stream (:meth:`onlinelab.core.rng.BatchRNG.categorical`).
+arm is drawn from p_t with one uniform of the learner's stream (`onlinelab.core.rng.BatchRNG.categorical`).
 The empirically best arm is the largest μ̂_i, an arm never pulled counting as +inf (ties: the lowest).
 Auer et al. take 0 < d ≤ min_{Δ_i > 0} Δ_i and c > 0; for c large enough (c > 5 in their Theorem 3)
 the regret grows as ln T.  The defaults, c = 0.15 and d = 0.05 (the smallest gap of the classic 10 arms),

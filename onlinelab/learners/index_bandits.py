@@ -9,7 +9,7 @@ and n the rewards observed so far (n = t − 1 in round t without delays):
 * ``kl-ucb`` — max{q ≥ μ̂_i : N_i·kl(μ̂_i, q) ≤ f(n)} (Garivier and Cappé 2011), kl the relative entropy
   of Bernoulli rewards or of Gaussian rewards of known σ, f(n) = ln n + c·ln ln n by default (c = 0, as
   SMPyBandits' klUCB) or any increasing function given as ``exploration``.  The Bernoulli index is
-  solved by :func:`onlinelab.geometry.kl.kl_ucb_bernoulli` to 1e-10, the Gaussian one in closed form.
+  solved by `onlinelab.geometry.kl.kl_ucb_bernoulli` to 1e-10, the Gaussian one in closed form.
 
 The play is deterministic given the state: ``mixed`` and ``action`` are the one-hot vector of the arm.
 
@@ -100,7 +100,7 @@ class UCB1(StochasticBandit):
         pass
 
     def instance_bounds(self, instance, ctx) -> list:
-        """Auer et al.'s finite-time bound on the arms' instance (:func:`onlinelab.bounds.bandits.ucb1_bound`)."""
+        """Auer et al.'s finite-time bound on the arms' instance (`onlinelab.bounds.bandits.ucb1_bound`)."""
         return [bb.ucb1_bound(instance, ctx)]
 
     def _choose(self, state, rng):
@@ -115,7 +115,7 @@ class UCB1(StochasticBandit):
 
 
 class MOSSState(NamedTuple):
-    """:class:`~onlinelab.learners.stochastic_base.ArmStats` and MOSS's T/K."""
+    """`onlinelab.learners.stochastic_base.ArmStats` and MOSS's T/K."""
 
     N: np.ndarray
     S: np.ndarray
@@ -140,7 +140,7 @@ class MOSS(StochasticBandit):
         return {"horizon": int(self.horizon if self.horizon is not None else ctx.T)}
 
     def instance_bounds(self, instance, ctx) -> list:
-        """49√(nK) for the horizon n (:func:`onlinelab.bounds.bandits.moss_bound`)."""
+        """49√(nK) for the horizon n (`onlinelab.bounds.bandits.moss_bound`)."""
         return [bb.moss_bound(instance, self.resolved_params(ctx)["horizon"], ctx)]
 
     def _fresh(self, ctx, R, K):

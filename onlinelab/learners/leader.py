@@ -5,7 +5,7 @@ See docs/theory/02-online-pca.md and docs/theory/03-oco-fenchel.md.
 They sum the weighted losses' *terms* and play their leader (argmin over the domain):
 for linear losses on the simplex / spectraplex that is a vertex / a bottom eigenvector
 (the LMO); for quadratics an exact solve; for the y-player of the Fenchel game the
-gradient of f at a weighted average (:mod:`onlinelab.losses.fenchel`).
+gradient of f at a weighted average (`onlinelab.losses.fenchel`).
 
 * ``ftl``            z_t = argmin Σ_{s<t} α_s ℓ_s (z_1 = z_init, default the domain's centre);
                      no sublinear bound for linear losses (≈ T/2 on ``ftl-alternating``); for

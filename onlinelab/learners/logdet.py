@@ -2,7 +2,7 @@
 
 theory §1, docs/theory/01-bandit-pca.md (Kotłowski & Neu, COLT 2019).  The state is the eigenpair
 ``W = U diag(lam) Uᵀ``; ``W⁻¹`` is never formed.  A round: mix ``λ̂ = (1−γ)λ + γ/d``; sample ``w`` and build the
-unbiased estimate ``L̃`` (dense or sparse scheme, :mod:`.bandit_sampling`) — or take
+unbiased estimate ``L̃`` (dense or sparse scheme, `.bandit_sampling`) — or take
 ``L̃ = L`` with full information (``sampler=None``); update
 ``W⁺ = (W⁻¹ + η L̃ + β I)⁻¹`` by eigen-decomposing ``A' = diag(1/λ) + η Uᵀ L̃ U``
 (diagonal: free; diagonal plus rank one: one eigh; a 2 × 2 block: one Jacobi rotation)

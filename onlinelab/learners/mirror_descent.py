@@ -1,9 +1,9 @@
 """FTRL, FTRL+, OMD (linearised), OMD+ and optimistic FTRL over any domain and mirror map
 (theory §3.2, docs/theory/03-oco-fenchel.md).
 
-One code path for vectors and matrices: every step is :func:`~onlinelab.geometry.mirror.mirror_solve`
+One code path for vectors and matrices: every step is `onlinelab.geometry.mirror.mirror_solve`
 (argmin −⟨θ, z⟩ + φ(z) over K) of a dual point, and spectral domains solve on eigenvalues; greedy
-steps go through :func:`~onlinelab.geometry.mirror.mirror_step`, which for the Euclidean map on a vector
+steps go through `onlinelab.geometry.mirror.mirror_step`, which for the Euclidean map on a vector
 domain is the projection Π_K(z − γα_t g_t) itself.
 
 * ``ftrl``   z_t = solve(−η Σ_{s<t} α_s g_s)          (lazy; entropy on the simplex = Hedge,
@@ -86,9 +86,9 @@ class _Mirror(OCOLearner):
         return self.update_gradient(state, play, linear_term(feedback.loss, play.mixed, self.name))
 
     def update_gradient(self, state: OCOState, play: Play, raw) -> OCOState:
-        """:meth:`update` once the round's gradient at the play, ``raw``, is known: a wrapper that builds its own
-        linear loss (the bandit estimates of :mod:`onlinelab.learners.bandit_simplex`) hands over its gradient
-        here, without wrapping it in a loss and a feedback only for :meth:`update` to unwrap them."""
+        """`update` once the round's gradient at the play, ``raw``, is known: a wrapper that builds its own
+        linear loss (the bandit estimates of `onlinelab.learners.bandit_simplex`) hands over its gradient
+        here, without wrapping it in a loss and a feedback only for `update` to unwrap them."""
         a = self.alpha(state.t + 1)
         g = raw if a == 1.0 else a * raw
         return OCOState(self._next_point(state, play, g), self._acc(state, g), raw, state.t + 1, state.scale,
@@ -126,7 +126,7 @@ class FTRL(_Mirror):
         The losses of an oblivious block are known in advance and a linear loss's gradient does not
         depend on the play, so the dual points −η Σ_{s<t} α_s g_s of every round are one running sum
         (sequential, as round by round) and the plays one row-wise ``mirror_solve``: the same numbers
-        as n calls of :meth:`act` and :meth:`update`.  Returns ``(state, plays)``, plays stacked like
+        as n calls of `act` and `update`.  Returns ``(state, plays)``, plays stacked like
         the block's losses, (n·R, d); FTRL draws nothing, so ``rng`` is unused.
         """
         G = getattr(block.stacked, "G", None)

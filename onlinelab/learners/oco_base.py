@@ -1,7 +1,7 @@
 """What every online-convex-optimisation learner shares: domain resolution, weights α_t, loss oracles, state.
 
 theory §3.1–3.2 (docs/theory/03-oco-fenchel.md).  A learner plays z_t in a domain K (a vector domain or a spectral one —
-the same code either way, see :mod:`onlinelab.geometry.spectral`), receives weight α_t > 0 and
+the same code either way, see `onlinelab.geometry.spectral`), receives weight α_t > 0 and
 loss ℓ_t, and suffers α_t ℓ_t(z_t).  ``weights`` is ``"constant"`` (α_t = 1), ``"linear"``
 (α_t = t), a positive number (α_t = that number) or a list of positive numbers (α_t =
 weights[t−1]).  ``domain=None`` takes the environment's domain (``Context.domain``).

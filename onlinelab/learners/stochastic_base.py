@@ -10,10 +10,10 @@ A subclass writes two methods:
   p_t (R, K), or None when the arm is a function of the state (p_t is then the one-hot vector of
   the arm);
 * ``_observe(state, arm, x, rng)`` → state: the statistics after reward x of ``arm``, written into
-  the state's arrays in place (the base hands it a copy in :meth:`StochasticBandit.update`).
+  the state's arrays in place (the base hands it a copy in `StochasticBandit.update`).
 
 Everything else is here: the play (``mixed`` = p_t, ``action`` = e_{I_t}), the update on the
-realised loss, and :meth:`StochasticBandit.play_block`, which plays an oblivious environment's block
+realised loss, and `StochasticBandit.play_block`, which plays an oblivious environment's block
 of rounds in one loop of ``_choose``/``_observe`` — the same calls, so the same draws in the same
 order, as round by round (tests/learners/test_stochastic_bandits.py holds them bit-identical).
 
@@ -114,7 +114,7 @@ def unplayed_first(index: np.ndarray, N: np.ndarray) -> np.ndarray:
 
 
 def safe_counts(N: np.ndarray) -> np.ndarray:
-    """N with its zeros replaced by 1 (so an index divides without warnings; :func:`unplayed_first` then
+    """N with its zeros replaced by 1 (so an index divides without warnings; `unplayed_first` then
     overwrites those arms).
 
     Parameters
@@ -162,14 +162,14 @@ class StochasticBandit(Learner):
         return self._observe(self._copy(state), play.info["arm"], x, rng)
 
     def _plays_as_base(self) -> bool:
-        """Whether act and update are this class's: the loop of :meth:`play_block` repeats exactly them."""
+        """Whether act and update are this class's: the loop of `play_block` repeats exactly them."""
         return type(self).act is StochasticBandit.act and type(self).update is StochasticBandit.update
 
     def play_block(self, state, block, rng):
         """A block of an oblivious environment's linear losses in one call (onlinelab.core.slot), else None.
 
         Round i of the block: ``_choose`` the arm, read its loss from the block, ``_observe`` the reward
-        1 − ℓ_t(I_t) — the calls :meth:`act` and :meth:`update` make, in the same order, on one copy of the
+        1 − ℓ_t(I_t) — the calls `act` and `update` make, in the same order, on one copy of the
         state.  Returns ``(state, plays, realized)``: p_t stacked like the block's losses, (n·R, K), and
         ℓ_t(I_t), (n, R).
         """

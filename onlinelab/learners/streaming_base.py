@@ -3,16 +3,16 @@ steps, QR, polar, plays, samples.
 
 One copy of each helper, used by every ``learners/streaming_*.py`` module:
 
-* :class:`StepSchedule` — ``η_t`` constant, ``c/(t + t₀)`` ("inverse") or ``c/√(t + t₀)``
+* `StepSchedule` — ``η_t`` constant, ``c/(t + t₀)`` ("inverse") or ``c/√(t + t₀)``
   ("inverse_sqrt"), validated positive at construction and again at every call;
-* :func:`orthonormalize` — batched thin QR with the sign of R's diagonal fixed, so the
+* `orthonormalize` — batched thin QR with the sign of R's diagonal fixed, so the
   returned basis is a continuous function of its input (replicates stay comparable);
-* :func:`polar` — the orthonormal polar factor ``A Bᵀ`` of ``U = A Σ Bᵀ`` (gradient-PCA retraction);
-* :func:`subspace_play` — a learner's mixed strategy, the rank-k projector ``Q Qᵀ`` kept as
-  an :class:`~onlinelab.EigenPlay` with k unit weights and a d × k basis (never d × d);
-* :func:`samples_of` — the samples a factored loss carries, checked finite: a round's
+* `polar` — the orthonormal polar factor ``A Bᵀ`` of ``U = A Σ Bᵀ`` (gradient-PCA retraction);
+* `subspace_play` — a learner's mixed strategy, the rank-k projector ``Q Qᵀ`` kept as
+  an `onlinelab.EigenPlay` with k unit weights and a d × k basis (never d × d);
+* `samples_of` — the samples a factored loss carries, checked finite: a round's
   ``(R, d, b)`` block of b samples, read from ``loss.factors`` (no d × d matrix formed);
-* :class:`SubspaceLearner` — base class: ``k`` validated against d, random orthonormal start,
+* `SubspaceLearner` — base class: ``k`` validated against d, random orthonormal start,
   ``subspace(state)``, ``reconstruct(state, X)`` and an orthonormality diagnostic.
 
 >>> s = StepSchedule("inverse", c=2.0, t0=1.0)
@@ -134,7 +134,7 @@ class SubspaceLearner(Learner):
 def fit(learner, env, rounds: int, replicates: int = 1, seed: int = 0, check=None):
     """Run ``learner`` on ``rounds`` rounds of ``env`` outside the simulator and return its final state.
 
-    The same seeding as :func:`onlinelab.simulate` uses for labels "fit"; ``check(state)``, if given,
+    The same seeding as `onlinelab.simulate` uses for labels "fit"; ``check(state)``, if given,
     is called after every update (tests use it for invariants).  For embeddings and experiments
     that need the learned basis itself rather than a metrics table.
 

@@ -17,7 +17,7 @@ of ``X`` (d × n) and ``C = X Xᵀ``:
 On a stream, each round's b samples give ``C_t = X_t X_tᵀ / b`` and one step; the
 multiplier ``step`` then follows ``schedule`` over rounds (constant by default; "inverse"
 shrinks the mini-batch noise floor like SGD).  The objective is non-convex, so no rate
-bound applies (Lemma 6.22 does not cover it).  :func:`gradient_pca` runs the same step on
+bound applies (Lemma 6.22 does not cover it).  `gradient_pca` runs the same step on
 a fixed matrix.
 
 >>> import numpy as np

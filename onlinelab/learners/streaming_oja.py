@@ -11,7 +11,7 @@ plus O(dk²) per QR.  The cadence ``qr`` says when the QR runs:
   ``Q ← qr(Q + X diag(η_{n+1..n+b}) Xᵀ Q)`` — one GEMM and one QR, equal to b sequential
   steps to first order in η, and the fast path on BLAS.
 
-Steps are counted in samples n; :class:`~onlinelab.learners.streaming_base.StepSchedule` gives
+Steps are counted in samples n; `onlinelab.learners.streaming_base.StepSchedule` gives
 ``η_n = c/(n + t₀)`` by default.  theory §4 writes ``c/(gap (n + t₀))``: pass ``step = c/gap``.
 With ``c·gap`` above ½ the theory (and the tests) see ``sin²θ = Õ(1/n)``.
 

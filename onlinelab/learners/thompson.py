@@ -7,7 +7,7 @@ Each round draws one mean per arm from its posterior and plays the arm of the la
   Bernoulli trial with a uniform of the learner's stream, the trick of Agrawal and Goyal 2012; a
   0/1 reward is its own trial).  The draw is G_a/(G_a + G_b) for independent Gamma(1 + S_i) and
   Gamma(1 + F_i) variates, each drawn by Marsaglia and Tsang's exact rejection method
-  (:func:`standard_gamma`) from one normal and one uniform of the replicate's own stream, vectorised
+  (`standard_gamma`) from one normal and one uniform of the replicate's own stream, vectorised
   over replicates and arms; the rare rejected draw is redrawn from that replicate's generator alone.
 * ``family="gaussian"`` — rewards N(μ_i, σ²) with σ known, a flat prior: the posterior of μ_i is
   N(μ̂_i, σ²/N_i); each arm is pulled once first.

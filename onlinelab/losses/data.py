@@ -2,9 +2,9 @@
 (theory §3.1, docs/theory/03-oco-fenchel.md).
 
 ℓ_t(x) = (1/b) Σ_{i∈B_t} φ(ã_i·x − o_i) + (λ/2)‖x‖² with B_t drawn per replicate
-(:mod:`onlinelab.losses.datasets` defines φ, ã, o).  A :class:`DataLoss` offers the vector-loss protocol
-of :mod:`onlinelab.losses.vector`: ``gradient`` (first-order oracle), ``terms()`` (follow-the-leader
-sums: a weight per sample, :class:`DataTerms`, whose ``argmin`` is an exact L-BFGS-B solve) and the
+(`onlinelab.losses.datasets` defines φ, ã, o).  A `DataLoss` offers the vector-loss protocol
+of `onlinelab.losses.vector`: ``gradient`` (first-order oracle), ``terms()`` (follow-the-leader
+sums: a weight per sample, `DataTerms`, whose ``argmin`` is an exact L-BFGS-B solve) and the
 comparator, the best fixed x ∈ K for the summed losses.  ``statistics`` reports bounds over K:
 ``fro_sq`` = (|φ'|max·(1/b)Σ‖ã_i‖₂ + λ sup_K‖x‖)² ≥ ‖∇ℓ_t(x)‖₂², ``spec_sq`` the same in ‖·‖∞, and
 ``curvature`` = λ, the strong convexity of ℓ_t (FTL's bound, theory §3.2).
@@ -88,7 +88,7 @@ class DataLoss(VectorLoss):
     def joined(cls, losses) -> DataLoss:
         """The sample-weighted mean ``Σ_i (b_i/N) ℓ_i`` of queued mini-batch losses (same data, λ and domain): the
         regularised risk of their samples as one mini-batch of N = Σ b_i — the block an arrivals queue hands a
-        learner that takes it whole (theory §8, :mod:`onlinelab.feedback.arrivals`)."""
+        learner that takes it whole (theory §8, `onlinelab.feedback.arrivals`)."""
         first = losses[0]
         for loss in losses[1:]:
             if loss.risk is not first.risk or loss.lam != first.lam or loss.domain != first.domain:

@@ -2,11 +2,11 @@
 (theory §3.3–3.4, docs/theory/03-oco-fenchel.md).
 
 The data ship with scikit-learn (``load_breast_cancer``: 569 tumours, 30 features; never
-downloaded).  :func:`load_data` standardises the features, appends an intercept and scales
+downloaded).  `load_data` standardises the features, appends an intercept and scales
 every row to unit norm, so each sample's gradient is bounded by the scalar loss's slope.
 
 Every objective here is a weighted *empirical risk*
-``F(x) = Σ_i c_i φ(ã_i·x − o_i) + (ρ/2)‖x‖²`` with a scalar convex loss φ (:class:`Margin`):
+``F(x) = Σ_i c_i φ(ã_i·x − o_i) + (ρ/2)‖x‖²`` with a scalar convex loss φ (`Margin`):
 
 * ``logistic`` φ(z) = log(1 + e^{−z}) on margins z = y_i a_i·x (ã_i = y_i a_i, o_i = 0), |φ'| ≤ 1, φ'' ≤ ¼;
   φ*(u) = (−u)log(−u) + (1+u)log(1+u) on [−1, 0];
@@ -14,14 +14,14 @@ Every objective here is a weighted *empirical risk*
   φ*(u) = u²/2 on [−δ, δ];
 * ``hinge``    φ(z) = max(0, 1 − z) on margins (the soft-margin SVM, theory §9), subgradient −1 for z < 1,
   |φ'| ≤ 1, not smooth; φ*(u) = u on [−1, 0].  Its argmin is solved through the dual box-QP
-  (:func:`onlinelab.losses.hinge.hinge_argmin`), since L-BFGS-B is not meant for kinks.
+  (`onlinelab.losses.hinge.hinge_argmin`), since L-BFGS-B is not meant for kinks.
 
-:class:`Risk` evaluates F, ∇F and argmin_K F − ⟨s, ·⟩ (scipy L-BFGS-B, bounds for a box, gradient
-tolerance 1e-12) for rows of weights; :class:`DataObjective` is the full-data risk (c_i = 1/N,
-ρ = λ) as a :class:`~onlinelab.losses.fenchel.ConvexFunction` for :func:`~onlinelab.games.game.play_game`, its
+`Risk` evaluates F, ∇F and argmin_K F − ⟨s, ·⟩ (scipy L-BFGS-B, bounds for a box, gradient
+tolerance 1e-12) for rows of weights; `DataObjective` is the full-data risk (c_i = 1/N,
+ρ = λ) as a `onlinelab.losses.fenchel.ConvexFunction` for `onlinelab.games.game.play_game`, its
 conjugate over K by that inner solve.  The per-sample conjugates φ* give a dual certificate
-(:meth:`Risk.dual_value`): weak duality bounds f⋆ from below, so an exact solver's f⋆ is checked
-independently.  Online losses (a random mini-batch per round) live in :mod:`onlinelab.losses.data`.
+(`Risk.dual_value`): weak duality bounds f⋆ from below, so an exact solver's f⋆ is checked
+independently.  Online losses (a random mini-batch per round) live in `onlinelab.losses.data`.
 
 >>> import numpy as np
 >>> f = DataObjective("logistic", lam=0.1)

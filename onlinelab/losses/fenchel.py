@@ -1,21 +1,21 @@
 """Convex objectives for the Fenchel game: value, (sub)gradient, conjugate over K, exact minimum
 (theory §3.3, docs/theory/03-oco-fenchel.md).
 
-A :class:`ConvexFunction` f on a vector domain K gives the game its payoff
+A `ConvexFunction` f on a vector domain K gives the game its payoff
 g(x, y) = ⟨x, y⟩ − f*(y) with f*(y) = sup_{x∈K} ⟨x, y⟩ − f(x) (the conjugate *restricted to K*,
 so sup_y g(x, y) = f(x) on K).  Each subclass states how its conjugate is computed:
 
-* :class:`Quadratic` ½xᵀAx + bᵀx: f* and f⋆ by :func:`~onlinelab.losses.vector.quadratic_argmin`
+* `Quadratic` ½xᵀAx + bᵀx: f* and f⋆ by `onlinelab.losses.vector.quadratic_argmin`
   (exact on ℝⁿ and balls, accelerated projected gradient to machine precision elsewhere);
-* :class:`NormDistance` G‖x − c‖₂ with c ∈ K: f*(y) = ⟨c, y⟩ for ‖y‖ ≤ G (closed form), f⋆ = 0;
-* :class:`DataObjective` (:mod:`onlinelab.losses.datasets`): logistic / Huber on a real data set, box K, L-BFGS-B.
+* `NormDistance` G‖x − c‖₂ with c ∈ K: f*(y) = ⟨c, y⟩ for ‖y‖ ≤ G (closed form), f⋆ = 0;
+* `DataObjective` (`onlinelab.losses.datasets`): logistic / Huber on a real data set, box K, L-BFGS-B.
 
 The conjugate at a point the function itself returned as a gradient is exact by
 Fenchel–Young, f*(∇f(x)) = ⟨x, ∇f(x)⟩ − f(x): the last few (gradient → point) pairs are
 remembered, so the y-player's per-round conjugates cost nothing.
 
 The game's y-player faces ``ConjugateLoss`` ℓ(y) = f*(y) − ⟨x_t, y⟩; follow-the-leader over
-such losses plays ∇f(x̄) at the weighted average x̄ (:class:`ConjugateTerms`).
+such losses plays ∇f(x̄) at the weighted average x̄ (`ConjugateTerms`).
 
 >>> import numpy as np
 >>> from onlinelab.geometry.domains import Ball
@@ -79,7 +79,7 @@ class ConvexFunction:
         return g
 
     def conjugate(self, y) -> np.ndarray:
-        """f*(y) = sup_{x∈K} ⟨x, y⟩ − f(x) per row (Fenchel–Young when y was returned by :meth:`grad`).
+        """f*(y) = sup_{x∈K} ⟨x, y⟩ − f(x) per row (Fenchel–Young when y was returned by `grad`).
 
         Parameters
         ----------

@@ -1,7 +1,7 @@
 """The exact minimiser of a weighted hinge objective with a ridge term, through its dual box-QP (theory §9).
 
-The comparator of the hinge losses on a data set (:mod:`onlinelab.losses.datasets`) and a check for the
-SVM dual of :mod:`onlinelab.bregman.svm`.
+The comparator of the hinge losses on a data set (`onlinelab.losses.datasets`) and a check for the
+SVM dual of `onlinelab.bregman.svm`.
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Batched symmetric loss matrices, dense or low-rank factored, and their best-in-hindsight comparator.
 
-A :class:`MatrixLoss` holds one d × d symmetric loss per replicate.  :class:`FactoredLoss`
+A `MatrixLoss` holds one d × d symmetric loss per replicate.  `FactoredLoss`
 keeps ``L_r = Σ_j c_j x_{rj} x_{rj}ᵀ`` as its factors (streaming PCA's ``L = −x xᵀ`` is one
 vector per replicate), so an O(dk) learner never builds a d × d matrix; ``.dense()`` builds
 it on demand.  The comparator of theory §1.1/§2 (docs/theory/01-bandit-pca.md, 02-online-pca.md) is
@@ -23,7 +23,7 @@ from onlinelab.errors import LossError
 
 
 def real_array(value, what: str) -> np.ndarray:
-    """``value`` as a float array; a complex one is a :class:`LossError` (its imaginary part would be dropped)."""
+    """``value`` as a float array; a complex one is a `LossError` (its imaginary part would be dropped)."""
     if np.iscomplexobj(value):
         raise LossError(f"{what} got a complex array (dtype {np.asarray(value).dtype}); losses are real: take "
                         "the real part explicitly (np.real) if the imaginary part is zero, else fix the environment")
@@ -135,7 +135,7 @@ class MatrixLoss:
         return SpectralComparator(replicates, d)
 
     def validate(self, where: str, R: int, d: int, bound: float | None, psd: bool | None = None) -> None:
-        """Raise :class:`LossError` naming ``where`` if the loss breaks its contract.
+        """Raise `LossError` naming ``where`` if the loss breaks its contract.
 
         Checks shape (R, d, d), finiteness, symmetry, ‖L‖₂ ≤ ``bound`` and, when ``psd`` is
         True/False, that every loss is positive/negative semi-definite.
@@ -243,7 +243,7 @@ class FactoredLoss(MatrixLoss):
     @property
     def n_samples(self) -> int:
         """Samples this loss carries, one per factor (a streamed block of b samples has b): what an
-        arrivals server's service time counts (theory §8, :mod:`onlinelab.feedback.arrivals`)."""
+        arrivals server's service time counts (theory §8, `onlinelab.feedback.arrivals`)."""
         return self.factors.shape[2]
 
     @classmethod

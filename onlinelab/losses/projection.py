@@ -5,7 +5,7 @@ k = d − m directions of I − P.  The learner's mixed strategy is a Fantope po
 0 ⪯ mW ⪯ I; W a capped density matrix), its sampled action an orthonormal frame U (R, d, m)
 carried as ``EigenPlay(ones, U)``, and the comparator the best fixed rank-m projector in hindsight:
 by Ky Fan, the sum of the m smallest eigenvalues of Σ_t L_t — the streaming-PCA helper's
-:class:`~onlinelab.losses.streaming.TopKComparator`, reused with rank m.
+`onlinelab.losses.streaming.TopKComparator`, reused with rank m.
 
 >>> import numpy as np
 >>> L = ProjectionLoss(np.array([[0.6, 0.8, 0.0]]), rank=2)   # L = x xᵀ in R³

@@ -2,18 +2,18 @@
 (theory §4, docs/theory/04-streaming.md).
 
 A round brings a block of b samples ``X = [x_1 … x_b]`` (b = 1 for a single sample).  It
-travels as :class:`SampleLoss`, a :class:`~onlinelab.FactoredLoss` with ``coef = −1/b``:
-``L = −(1/b) Σ_j x_j x_jᵀ`` (the gain form of :class:`onlinelab.environments.spiked.SpikedCovariance`).
+travels as `SampleLoss`, a `onlinelab.FactoredLoss` with ``coef = −1/b``:
+``L = −(1/b) Σ_j x_j x_jᵀ`` (the gain form of `onlinelab.environments.spiked.SpikedCovariance`).
 Playing the projector ``P = Q Qᵀ`` costs ``⟨P, L⟩ = −(1/b) Σ_j ‖Qᵀx_j‖²``, which is the mean
 compression loss ``(1/b) Σ_j ‖x_j − Q Qᵀ x_j‖²`` minus ``(1/b) Σ_j ‖x_j‖²`` — a term that does
 not depend on the play, so regret in the gain form *is* compression regret.
 
-:class:`TopKComparator` keeps what ``min_{rank-k projector P} ⟨P, Σ_t L_t⟩`` needs: by Ky Fan
+`TopKComparator` keeps what ``min_{rank-k projector P} ⟨P, Σ_t L_t⟩`` needs: by Ky Fan
 it is the sum of the k smallest eigenvalues of ``Σ_t L_t`` (k = 1 is the core's
 ``λ_min``).  ``add`` only buffers the factors; they are folded into the d × d sum with one
 symmetric rank-n update (BLAS-3 ``syrk``) per 512 buffered samples or when ``value`` is asked for
 (checkpoints only), so a d = 784 stream pays O(d²) per sample in BLAS-3, not a rank-one update per
-round; at checkpoints a warm-started iterative solver (:mod:`onlinelab.geometry.topk`) finds the k extreme
+round; at checkpoints a warm-started iterative solver (`onlinelab.geometry.topk`) finds the k extreme
 eigenvalues instead of a full eigendecomposition.
 
 >>> import numpy as np
@@ -55,7 +55,7 @@ class SampleLoss(FactoredLoss):
 
     def with_factors(self, factors, coef) -> SampleLoss:
         """The samples as a SampleLoss of this rank; its weights are −1/b again, which is what
-        :meth:`~onlinelab.FactoredLoss.joined` asks for (each −1/b_i scaled by b_i/N)."""
+        `onlinelab.FactoredLoss.joined` asks for (each −1/b_i scaled by b_i/N)."""
         out = SampleLoss(factors, k=self.k)
         if not np.allclose(coef, out.coef, rtol=1e-12, atol=0.0):
             raise LossError(f"a SampleLoss weighs its {out.coef.size} samples −1/{out.coef.size} each, not {coef!r}; "
@@ -91,7 +91,7 @@ class TopKComparator:
     replicate when all coefficients share a sign.  Only the lower triangle of ``total`` is kept
     current.  While every loss is negative semi-definite (streaming PCA's gain form), ``−Σ_t L_t``
     is a Gram matrix and its k largest eigenvalues come from the warm-started iterative solver of
-    :mod:`onlinelab.geometry.topk`; otherwise from ``eigvalsh``.
+    `onlinelab.geometry.topk`; otherwise from ``eigvalsh``.
 
     Parameters
     ----------

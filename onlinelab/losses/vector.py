@@ -1,4 +1,4 @@
-"""Losses on vector domains (linear, quadratic) following the loss protocol of :mod:`onlinelab.losses`.
+"""Losses on vector domains (linear, quadratic) following the loss protocol of `onlinelab.losses`.
 
 A loss holds one function per replicate and provides ``shape``, ``validate``,
 ``mixed_value`` / ``action_value`` (the loss of the play), ``gradient`` (first-order
@@ -8,7 +8,7 @@ and ``statistics`` — ``spec_sq`` = ‖g‖∞² and ``fro_sq`` = ‖g‖₂²,
 counterparts so one bound formula serves the simplex and the spectraplex (theory §3.2, docs/theory/03-oco-fenchel.md).
 For a quadratic, the statistics are bounds on the gradient over the domain.
 
-:func:`quadratic_argmin` is the exact solver behind the comparator and the game's f*:
+`quadratic_argmin` is the exact solver behind the comparator and the game's f*:
 linear solve on ℝⁿ, a secular-equation solve on a ball (convex trust region), and
 accelerated projected gradient to machine precision on other domains.
 
@@ -188,7 +188,7 @@ class LinearLoss(VectorLoss):
 
 
 class QuadTerms:
-    """Σ α_s (½xᵀA_s x + b_sᵀx): the leader is :func:`quadratic_argmin` of the sums."""
+    """Σ α_s (½xᵀA_s x + b_sᵀx): the leader is `quadratic_argmin` of the sums."""
 
     def __init__(self, A, b):
         self.A, self.b = np.asarray(A, dtype=float), np.asarray(b, dtype=float)

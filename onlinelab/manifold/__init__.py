@@ -1,6 +1,6 @@
 """Spectral dimensionality reduction on one trace-optimisation solver (theory §7, docs/theory/07-spectral.md).
 
-Every method is :func:`trace_optimize` on its own (A, B): Laplacian eigenmaps with heat, binary,
+Every method is `trace_optimize` on its own (A, B): Laplacian eigenmaps with heat, binary,
 ALE and VRLE weights, classical MDS, Isomap, LLE, LPP, ONPP and PCA.
 
 >>> from onlinelab.manifold import LaplacianEigenmaps, helix

@@ -16,7 +16,7 @@ from onlinelab.manifold.checks import check_count, check_points
 
 # The estimators' shared parameters, documented once (onlinelab.core.docs: ``{params: solver, random_state}``).
 MANIFOLD_PARAMS = {
-    "solver": Param('{"auto", "dense", "arpack", "lobpcg"}', "Passed to :func:`~onlinelab.manifold.trace_optimize`."),
+    "solver": Param('{"auto", "dense", "arpack", "lobpcg"}', "Passed to `onlinelab.manifold.trace_optimize`."),
     "random_state": Param("int", "Seed of the iterative solver."),
 }
 

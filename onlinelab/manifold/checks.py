@@ -1,4 +1,4 @@
-"""Input checks shared by the manifold estimators: each failure is an :mod:`onlinelab.errors` exception.
+"""Input checks shared by the manifold estimators: each failure is an `onlinelab.errors` exception.
 
 >>> import numpy as np
 >>> check_points(np.zeros((3, 2))).shape

@@ -1,4 +1,4 @@
-"""The one eigen-solver of :mod:`onlinelab.manifold`: trace optimisation (theory §7, docs/theory/07-spectral.md).
+"""The one eigen-solver of `onlinelab.manifold`: trace optimisation (theory §7, docs/theory/07-spectral.md).
 
 Ky Fan / Courant–Fischer: for symmetric ``A`` and positive definite ``B``,
 

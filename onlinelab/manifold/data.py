@@ -1,6 +1,6 @@
 """Data sets of the spectral experiments, generated or bundled with scikit-learn (nothing downloads).
 
-:func:`helix` is the paper's helix (theory §7): θ ~ U[1.5π, 4.5π], h ~ U[0, 10],
+`helix` is the paper's helix (theory §7): θ ~ U[1.5π, 4.5π], h ~ U[0, 10],
 x = (θ cos θ, θ sin θ, h) — a Swiss roll whose latent coordinate θ colours the figures and
 scores the unrolling.
 

@@ -1,6 +1,6 @@
 """Grids of spectral embeddings scored by the same metrics, and the ``[manifold]`` run kind (theory §7).
 
-:func:`run_grid` fits every method × k × neighbour count (× R for VRLE) on independent draws of a
+`run_grid` fits every method × k × neighbour count (× R for VRLE) on independent draws of a
 data set and returns one tidy table (the run directory's ``metrics.parquet``): the usual columns
 ``learner`` (a label such as ``"vrle k=2 t=10 R=10"``), ``environment`` (the data set),
 ``replicate`` (the draw), ``t`` (always 1), ``metric``, ``value``, plus ``method``,
@@ -105,7 +105,7 @@ def run_grid(dataset: str, methods, *, m: int | None = None, draws: int = 1, n_c
     dataset : {"helix", "digits"}
         The paper's helix (a fresh draw of m points each time) or scikit-learn's digits (a random subset of m).
     methods : list of str
-        Names from :func:`listing`.
+        Names from `listing`.
     m : int, optional
         Number of points (helix default 2000, digits default all 1797).
     draws : int, default 1

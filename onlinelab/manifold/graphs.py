@@ -4,13 +4,13 @@ A graph is a symmetric CSR matrix whose stored entries are the edges and whose v
 Euclidean edge lengths (an edge between duplicate points is an explicitly stored 0).  Nearest
 neighbours come from a tree search, so no dense ``m × m`` array is formed.
 
-* :func:`knn_graph` — t nearest neighbours, symmetrised by ``"union"`` (i ~ j if either is among
+* `knn_graph` — t nearest neighbours, symmetrised by ``"union"`` (i ~ j if either is among
   the other's t nearest) or ``"mutual"`` (both);
-* :func:`epsilon_graph` — every pair closer than ε;
-* :func:`heat_weights` / :func:`binary_weights` — W on the edges, 0 off them, W_ii = 0;
-* :func:`require_connected` — a disconnected graph is a :class:`~onlinelab.errors.DisconnectedGraphError`
+* `epsilon_graph` — every pair closer than ε;
+* `heat_weights` / `binary_weights` — W on the edges, 0 off them, W_ii = 0;
+* `require_connected` — a disconnected graph is a `onlinelab.errors.DisconnectedGraphError`
   naming the number of components (each adds a zero eigenvalue to the Laplacian);
-* :func:`laplacian_problem` — the (A, B) pair handed to the trace solver for each normalisation.
+* `laplacian_problem` — the (A, B) pair handed to the trace solver for each normalisation.
 
 >>> import numpy as np
 >>> X = np.array([[0.0], [1.0], [2.0], [10.0]])
@@ -142,7 +142,7 @@ def binary_weights(G: sp.csr_matrix) -> sp.csr_matrix:
 
 
 def require_connected(W: sp.csr_matrix, fix: str) -> None:
-    """Raise :class:`~onlinelab.errors.DisconnectedGraphError` unless ``W``'s positive weights connect every point.
+    """Raise `onlinelab.errors.DisconnectedGraphError` unless ``W``'s positive weights connect every point.
 
     Parameters
     ----------

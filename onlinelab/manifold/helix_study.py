@@ -11,7 +11,7 @@ method = the range (max − min) over its sweep of the mean score.
 
 ``python examples/manifold/helix_le.py [out_dir]`` runs the full size (m = 2000, 10 draws) and writes
 ``helix_pictures.png``, ``remark_4_2.md`` and ``remark_4_2.png``; the tests and notebook 05 call
-:func:`pictures` and :func:`sensitivity` with small sizes.
+`pictures` and `sensitivity` with small sizes.
 
 >>> summary, spread = sensitivity(m=120, draws=1, le_t=(8,), ale_t=(8,), vrle_r=(8,))
 >>> sorted(spread.method)

@@ -108,7 +108,7 @@ class LPP(_Projection):
     n_neighbors : int, default 10
         t of the graph.
     weights : {"heat", "binary", "ale", "vrle"}, default "heat"
-        Edge weights, as in :class:`~onlinelab.manifold.LaplacianEigenmaps`.
+        Edge weights, as in `onlinelab.manifold.LaplacianEigenmaps`.
     mode : {"union", "mutual"}, default "union"
         t-NN symmetrisation.
     bandwidth : float, optional

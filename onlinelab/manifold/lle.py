@@ -4,7 +4,7 @@ For each point, weights w over its K nearest neighbours minimise ‖x_i − Σ_j
 Σ_j w_ij = 1: with the local Gram C_jl = (x_i − x_j)ᵀ(x_i − x_l), solve (C + ρ tr(C) I) w = 1 and
 normalise (ρ keeps C invertible when K exceeds the dimension).  M = (I − W)ᵀ(I − W) has the
 constant vector in its kernel; the embedding is eigenvectors 2 … k+1 from the bottom, Y Yᵀ = I.
-ONPP (:mod:`onlinelab.manifold.linear`) reuses W and M.
+ONPP (`onlinelab.manifold.linear`) reuses W and M.
 
 >>> import numpy as np
 >>> X = np.random.default_rng(0).normal(size=(30, 3))

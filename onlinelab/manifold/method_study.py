@@ -1,10 +1,10 @@
 """Two studies of theory §7: every method × k on two data sets, and the linear methods on a stream.
 
-:func:`methods_table` — for the digits (64 dimensions; k = 2, 4, 8, 16) and the helix (3 dimensions;
+`methods_table` — for the digits (64 dimensions; k = 2, 4, 8, 16) and the helix (3 dimensions;
 k = 1, 2), every method with one neighbour count t = 10: trustworthiness, t-similarity (t = 10) and
 the seconds of the fit, as a table and a figure (each score against k, one line per method); VRLE with R = 40.
 
-:func:`stream_out_of_sample` — the digits (scaled and centred, as the ``digits-stream`` environment
+`stream_out_of_sample` — the digits (scaled and centred, as the ``digits-stream`` environment
 serves them) arrive in one random order and the last ``test`` points are held out.  For each prefix
 length n, PCA, LPP and ONPP are fitted on the first n points and embed the held-out points with
 ``transform``; Oja's learner (theory §4) reads the same n points as a stream, one block per round,

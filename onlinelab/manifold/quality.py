@@ -1,11 +1,11 @@
 """How good an embedding is: trustworthiness, t-similarity, strain, stress, unrolling (theory §7).
 
-* :func:`trustworthiness` — penalises points that are near in the embedding but not in the data
+* `trustworthiness` — penalises points that are near in the embedding but not in the data
   (Venna–Kaski): 1 − 2/(m t (2m − 3t − 1)) Σ_i Σ_{j ∈ U_i} (rank_i(j) − t), 1 = no intruders;
-* :func:`t_similarity` — fraction of each point's t nearest neighbours that survive (theory §4);
-* :func:`strain` — ‖K − Y Yᵀ‖_F with K = −½ H Δ² H, what classical MDS minimises;
-* :func:`stress` — Σ_{i<j} (‖y_i − y_j‖ − Δ_ij)², what the paper's Isomap statement prints;
-* :func:`unrolling` — the largest |Spearman ρ| between an embedding coordinate and a known latent
+* `t_similarity` — fraction of each point's t nearest neighbours that survive (theory §4);
+* `strain` — ‖K − Y Yᵀ‖_F with K = −½ H Δ² H, what classical MDS minimises;
+* `stress` — Σ_{i<j} (‖y_i − y_j‖ − Δ_ij)², what the paper's Isomap statement prints;
+* `unrolling` — the largest |Spearman ρ| between an embedding coordinate and a known latent
   coordinate (θ of the helix): 1 when one axis orders the points exactly as the manifold does.
 
 >>> import numpy as np

@@ -37,19 +37,19 @@ SUMMARY_COLUMNS = [
 
 
 class ManifoldResult(Result):
-    """A :class:`~onlinelab.Result` holding embedding scores instead of regret curves.
+    """A `onlinelab.Result` holding embedding scores instead of regret curves.
 
     Parameters
     ----------
     metrics : pandas.DataFrame
-        The table of :func:`~onlinelab.manifold.experiment.run_grid`.
+        The table of `onlinelab.manifold.experiment.run_grid`.
     meta : dict
         Run metadata (``kind = "manifold"``, draws, seed, failures).
     """
 
     @classmethod
     def from_frame(cls, frame: pd.DataFrame, seed: int = 0) -> ManifoldResult:
-        """Wrap a :func:`run_grid` table with the metadata a run directory needs.
+        """Wrap a `run_grid` table with the metadata a run directory needs.
 
         Parameters
         ----------
@@ -103,14 +103,14 @@ class ManifoldResult(Result):
 
     def plot(self, ax=None, metric: str = "trustworthiness", environment=None):
         """``metric`` (mean ± sd over draws) against the neighbour count t, one line per method (and R); returns
-        ``(Figure, ndarray of Axes)`` like every result's plot (:mod:`onlinelab.runs.figures`).
+        ``(Figure, ndarray of Axes)`` like every result's plot (`onlinelab.runs.figures`).
 
         Parameters
         ----------
         ax : matplotlib.axes.Axes, optional
             Where to draw.
         metric : str, default "trustworthiness"
-            A score column of :meth:`summary`.
+            A score column of `summary`.
         environment : str, optional
             Keep one data set.
         """

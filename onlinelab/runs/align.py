@@ -1,4 +1,4 @@
-"""How :meth:`Result.concat` joins results that differ in horizon, seed or number of replicates.
+"""How `Result.concat` joins results that differ in horizon, seed or number of replicates.
 
 Two results of different seeds both have a "replicate 0"; pooled naively, one table would mix
 two different runs under one key, and two horizons would put curves of different runs on one

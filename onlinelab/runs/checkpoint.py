@@ -9,7 +9,7 @@ registered learners and environments, and numpy's generators are accepted, so lo
 checkpoint never runs code a file chose (which unpickling would).
 
 Shared references survive the round trip (a memo keyed by ``id``): a learner's
-:class:`~onlinelab.core.rng.BatchRNG` and the buffers that draw from its generators still share
+`onlinelab.core.rng.BatchRNG` and the buffers that draw from its generators still share
 one generator after loading, which is what makes a resumed run bit-identical.
 
 >>> import io, numpy as np
@@ -256,7 +256,7 @@ def save_state(target, state) -> None:
 
 
 def load_state(source):
-    """Read what :func:`save_state` wrote; a damaged file is a :class:`StorageError` naming it.
+    """Read what `save_state` wrote; a damaged file is a `StorageError` naming it.
 
     Parameters
     ----------

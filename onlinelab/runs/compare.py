@@ -2,9 +2,9 @@
 
 Runs may differ in horizon and seed, so they are joined as ``Result.concat(align="label")`` joins them:
 every learner label gets the suffix ``[<run>: T=…, seed=…]`` and each run keeps its own
-rows and curves.  :func:`compare_results` works for every Result class with curves over rounds; which
+rows and curves.  `compare_results` works for every Result class with curves over rounds; which
 metric is overlaid, and whether a kind of run can be compared at all, its run kind says
-(:mod:`onlinelab.experiment.kinds`).
+(`onlinelab.experiment.kinds`).
 
 >>> import tempfile, pathlib, onlinelab as ol
 >>> from onlinelab.runs.storage import save_run
@@ -40,13 +40,13 @@ RUN, SEED, STATUS = (_SPEC.get(key, Column(key, fmt="d" if key == "seed" else "t
 def compare(run_dirs, plot=None, metric: str = "regret"):
     """Load the regret run directories and return ``(table, figure)``; write the figure to ``plot`` when given.
 
-    ``onlinelab compare`` goes through the runs' kind instead (:mod:`onlinelab.experiment.kinds`), which
+    ``onlinelab compare`` goes through the runs' kind instead (`onlinelab.experiment.kinds`), which
     compares every kind that has curves and refuses the others.
 
     Parameters
     ----------
     run_dirs : list of str or pathlib.Path
-        Run directories written by ``onlinelab run`` or :meth:`Result.save`.
+        Run directories written by ``onlinelab run`` or `Result.save`.
     plot : str or pathlib.Path, optional
         Where to write the overlay plot (PNG).
     metric : str
@@ -72,7 +72,7 @@ def compare_results(results: list, names: list[str], *, metric: str = "regret", 
     curves of ``metric`` overlaid.
 
     Works for every Result class whose runs have curves over rounds (regret runs, games, embeddings, iterative
-    methods): the table is each run's own :meth:`~onlinelab.Result.summary` with the run's name, seed and status.
+    methods): the table is each run's own `onlinelab.Result.summary` with the run's name, seed and status.
 
     Parameters
     ----------

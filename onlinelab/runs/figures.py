@@ -1,12 +1,12 @@
 """Figures fit for a paper: one look shared by every plot of a run (regret reports, games, streams).
 
-* a figure is ``(Figure, ndarray of Axes)`` from :func:`new_figure`, on matplotlib's constrained
+* a figure is ``(Figure, ndarray of Axes)`` from `new_figure`, on matplotlib's constrained
   layout, one panel per environment;
 * every curve with replicates carries a band, the mean ± 1.96 standard errors over the
-  replicates (:func:`band`; a normal 95% interval of the mean), and says so in the legend;
+  replicates (`band`; a normal 95% interval of the mean), and says so in the legend;
 * a learner has one colour; each of its bounds (or a game's rate curves) a distinct
-  line style × marker (:func:`bound_styles`), labelled ``learner: bound``;
-* :func:`finish` labels the axes, titles each panel with T, R, d and the seed (:func:`run_title`)
+  line style × marker (`bound_styles`), labelled ``learner: bound``;
+* `finish` labels the axes, titles each panel with T, R, d and the seed (`run_title`)
   and places one legend outside the axes (right of them), so it never covers a curve.
 
 >>> import matplotlib; matplotlib.use("Agg")
@@ -86,7 +86,7 @@ def run_title(meta: dict, environment: str) -> str:
 
 
 def band(ax, x, curve, color, floor: float = 0.0):
-    """Shade mean ± 1.96 SE of a :meth:`~onlinelab.Result.curve` frame (nothing with one replicate).
+    """Shade mean ± 1.96 SE of a `onlinelab.Result.curve` frame (nothing with one replicate).
 
     Parameters
     ----------
@@ -125,7 +125,7 @@ def band_handle(replicates: int):
 def finish(fig, axes, xlabel: str, ylabel: str, titles, extra_handles=()):
     """Label every panel, title it, and put one de-duplicated legend outside the axes; returns ``(fig, axes)``.
 
-    On a constrained layout (figures from :func:`new_figure`) the legend is a figure legend in the
+    On a constrained layout (figures from `new_figure`) the legend is a figure legend in the
     layout's outside right margin; on another figure it is anchored right of the last panel.
 
     Parameters
@@ -141,7 +141,7 @@ def finish(fig, axes, xlabel: str, ylabel: str, titles, extra_handles=()):
     titles : sequence of str
         One title per panel.
     extra_handles : sequence of artists, default ()
-        Legend entries not drawn on the axes (e.g. :func:`band_handle`); None entries are skipped.
+        Legend entries not drawn on the axes (e.g. `band_handle`); None entries are skipped.
     """
     handles: dict = {}
     xlabels = [xlabel] * len(axes) if isinstance(xlabel, str) else list(xlabel)

@@ -5,7 +5,7 @@ metric, value); metrics are ``suboptimality``, ``gap``, ``x_avg_regret``, ``y_av
 ``regret`` (their sum), ``suboptimality_shifted`` and ``weight_sum``; each rate curve of the
 recovery is a ``bound:<name>`` row, compared with every replicate's suboptimality when the bound is
 pointwise (deterministic players: the rate holds for each run) and with the mean otherwise (theory §3.4–3.5).
-``save`` writes the run directory of :mod:`onlinelab.runs.storage` with a game report.
+``save`` writes the run directory of `onlinelab.runs.storage` with a game report.
 
 >>> import pandas as pd
 >>> game_frame("a vs b", "f", [1], {"gap": [pd.Series([0.5]).to_numpy()]}, []).metric.tolist()
@@ -55,14 +55,14 @@ def bound_metric(name: str) -> str:
 
 
 class GameResult(Result):
-    """A :class:`~onlinelab.Result` whose summary and plot speak about suboptimality, gap and regrets.
+    """A `onlinelab.Result` whose summary and plot speak about suboptimality, gap and regrets.
 
     Parameters
     ----------
     metrics : pandas.DataFrame
-        The tidy table of :func:`game_frame`.
+        The tidy table of `game_frame`.
     meta : dict
-        Run metadata, with the ``game`` entry written by :func:`onlinelab.games.game.play_game`.
+        Run metadata, with the ``game`` entry written by `onlinelab.games.game.play_game`.
     bounds : sequence of Bound, default ()
         The rate curves to check (a loaded run carries their checks in ``meta["bounds"]`` already).
     """
@@ -142,7 +142,7 @@ class GameResult(Result):
         metric : str or None, default None
             Draw only this metric (and the rate curves that bound it); None draws all three.
         environment : None
-            Unused (a game has one function); kept for :meth:`onlinelab.Result.plot`'s signature.
+            Unused (a game has one function); kept for `onlinelab.Result.plot`'s signature.
         show_na : bool, default False
             Also draw rate curves whose assumptions fail (faint, labelled "n/a").
         """

@@ -1,8 +1,8 @@
 """Which Result class a saved run is read back as: one entry per run kind, filled by the kinds themselves.
 
 A run directory's ``meta.json`` says its kind (``"regret"``, ``"game"``, ``"manifold"``, …); a family's result
-class registers under that key with :func:`register_result_class` when its module is imported, so that
-:func:`onlinelab.load_run` rebuilds a saved run of every kind without this layer importing the families.
+class registers under that key with `register_result_class` when its module is imported, so that
+`onlinelab.load_run` rebuilds a saved run of every kind without this layer importing the families.
 
 >>> result_class({"kind": "regret"}) is None
 True
@@ -22,7 +22,7 @@ def register_result_class(key: str, cls: type) -> type:
 
 
 def result_class(meta: dict) -> type:
-    """The result class of a saved run: its kind's class, None for a regret run (read as :class:`~onlinelab.Result`).
+    """The result class of a saved run: its kind's class, None for a regret run (read as `onlinelab.Result`).
 
     The kind is ``meta["kind"]``; a run saved without one is recognised by its config's table.
 

@@ -1,6 +1,6 @@
 """Module paths of the layout before 0.2 (flat ``onlinelab/*.py``), for reading checkpoints written then.
 
-A checkpoint names each object's class as ``"module:qualname"``; :mod:`onlinelab.runs.checkpoint` maps an old
+A checkpoint names each object's class as ``"module:qualname"``; `onlinelab.runs.checkpoint` maps an old
 path through this table before it resolves it, so run directories interrupted under the old layout still resume
 (tests/runs/test_legacy_runs.py resumes the fixtures in tests/fixtures/legacy_runs/, written by that code).
 

@@ -14,13 +14,13 @@ from onlinelab.runs.tomlio import read_toml
 
 
 def load_run(path) -> Result:  # noqa: F821
-    """Read a run directory written by :meth:`Result.save` (or ``onlinelab run``).
+    """Read a run directory written by `Result.save` (or ``onlinelab run``).
 
     The run comes back as the result class of its kind (``meta.json``'s ``kind``, see
-    :func:`onlinelab.experiment.kinds.register_run_kind`): a game as a :class:`~onlinelab.runs.game_result.GameResult`,
-    a regret simulation as a :class:`~onlinelab.Result`.
+    `onlinelab.experiment.kinds.register_run_kind`): a game as a `onlinelab.runs.game_result.GameResult`,
+    a regret simulation as a `onlinelab.Result`.
 
-    A missing, damaged or incomplete directory raises :class:`~onlinelab.errors.StorageError`
+    A missing, damaged or incomplete directory raises `onlinelab.errors.StorageError`
     naming the file and what is wrong; an interrupted run says how to resume it.
 
     Parameters

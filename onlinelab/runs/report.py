@@ -1,11 +1,11 @@
-"""Figures and tables from a :class:`~onlinelab.Result`: regret curves beside their bounds, and report.md.
+"""Figures and tables from a `onlinelab.Result`: regret curves beside their bounds, and report.md.
 
 Regret is drawn as the replicate mean with a band of ± 1.96 standard errors; a learner keeps
 one colour and each of its bounds gets its own line style and marker, labelled
 ``learner: bound``.  Bounds whose assumptions fail are left out unless ``show_na=True`` (then
 faint and marked "n/a").  Panels are titled with T, R, d and the seed; the legend sits outside
 the axes; streams are drawn against samples (rounds × block).  Axes are log-log so √T shapes
-read as slope ½.  The look is shared with the game figures (:mod:`onlinelab.runs.figures`).
+read as slope ½.  The look is shared with the game figures (`onlinelab.runs.figures`).
 
 >>> import onlinelab as ol, matplotlib
 >>> matplotlib.use("Agg")
@@ -119,7 +119,7 @@ def summary_markdown(result) -> str:
 
 
 def write_report(result, path) -> None:
-    """Write report.md (:func:`summary_markdown`) and report.png (:func:`plot_regret`) into ``path``.
+    """Write report.md (`summary_markdown`) and report.png (`plot_regret`) into ``path``.
 
     Parameters
     ----------

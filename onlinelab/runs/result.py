@@ -4,8 +4,8 @@
 bound curves are rows too, named ``bound:<name>``.  ``Result.meta`` records the
 resolved hyper-parameters, the seed, timings, and for every bound its assumptions and
 whether they held.  A mean regret above an applicable bound is a *violation*: it is
-recorded in ``meta["bounds"]``, listed by :meth:`Result.violations`, and raised as a
-:class:`~onlinelab.errors.BoundViolationWarning` when the result is built.
+recorded in ``meta["bounds"]``, listed by `Result.violations`, and raised as a
+`onlinelab.errors.BoundViolationWarning` when the result is built.
 
 >>> import onlinelab as ol
 >>> res = ol.simulate("spiked-covariance", [ol.make_learner("meg")], T=100, replicates=3)
@@ -322,7 +322,7 @@ class Result:
                 return {"lai_robbins_ratio": b["final_value"] / b["final_bound"] if ok else None}
         return {}
 
-    #: The columns (:class:`~onlinelab.runs.tables.Column`) of :meth:`summary_text`; a result class of another
+    #: The columns (`onlinelab.runs.tables.Column`) of `summary_text`; a result class of another
     #: experiment kind sets its own.
     SUMMARY_COLUMNS = SUMMARY_COLUMNS
 
@@ -331,7 +331,7 @@ class Result:
 
         Each column has one number format; a missing value is ``n/a`` with a footnote saying why.  Every
         violated bound follows as a line in capitals.  The columns are ``SUMMARY_COLUMNS``; a subclass whose
-        :meth:`summary` lacks one of them gets every column of its summary instead (formats chosen per column).
+        `summary` lacks one of them gets every column of its summary instead (formats chosen per column).
 
         Parameters
         ----------
@@ -378,7 +378,7 @@ class Result:
         """Log-log curves of ``metric`` (mean ± 1.96 SE band) beside each learner's bound curves.
 
         Returns ``(Figure, ndarray of Axes)``, one panel per environment; see
-        :func:`onlinelab.runs.report.plot_regret` for the look (legend outside, a style per bound, T/R/d/seed titles).
+        `onlinelab.runs.report.plot_regret` for the look (legend outside, a style per bound, T/R/d/seed titles).
 
         Parameters
         ----------

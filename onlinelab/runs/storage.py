@@ -2,7 +2,7 @@
 
 ``save_run`` writes the files in an order that keeps a directory readable at every step
 (metrics and metadata first, figures last); ``load_run`` reads one back into a
-:class:`~onlinelab.Result`.  The format is described in ``runs/README.md``.
+`onlinelab.Result`.  The format is described in ``runs/README.md``.
 
 >>> import tempfile, onlinelab as ol
 >>> res = ol.simulate("spiked-covariance", [ol.make_learner("meg")], T=20)
@@ -78,7 +78,7 @@ def occupied(path) -> bool:
 
 
 def refuse_occupied(path, force: bool = False) -> None:
-    """Raise :class:`StorageError` when ``path`` holds files and ``force`` is not set."""
+    """Raise `StorageError` when ``path`` holds files and ``force`` is not set."""
     if not force and occupied(path):
         raise StorageError(f"{str(path)!r} already exists and is not empty; pass --force (force=True) to replace "
                            "it, or choose another --out")
@@ -109,7 +109,7 @@ def install_dir(tmp: pathlib.Path, path: pathlib.Path, force: bool = False) -> N
 
 
 def staging_dir(path: pathlib.Path) -> pathlib.Path:
-    """A fresh, unique hidden directory beside ``path`` to write into before :func:`install_dir`."""
+    """A fresh, unique hidden directory beside ``path`` to write into before `install_dir`."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         return pathlib.Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent))
@@ -139,7 +139,7 @@ def write_extra(path: pathlib.Path, files: dict | None) -> None:
 
 def write_files(result, path: pathlib.Path, config: dict | None = None, report: bool = True,
                 files: dict | None = None) -> None:
-    """Write the run files of ``result`` (and the ``files`` of :func:`write_extra`) into the existing directory
+    """Write the run files of ``result`` (and the ``files`` of `write_extra`) into the existing directory
     ``path``, each file atomically."""
     meta = {**result.meta, **environment_info()}
     write_extra(path, files)
@@ -192,7 +192,7 @@ METRIC_COLUMNS = ("learner", "environment", "replicate", "t", "metric", "value")
 
 
 def read_json(file: pathlib.Path) -> dict:
-    """A JSON object from ``file``, or a :class:`StorageError` naming the file and what is wrong with it."""
+    """A JSON object from ``file``, or a `StorageError` naming the file and what is wrong with it."""
     try:
         data = json.loads(file.read_text())
     except (OSError, UnicodeDecodeError) as exc:
@@ -206,7 +206,7 @@ def read_json(file: pathlib.Path) -> dict:
 
 
 def read_metrics(file: pathlib.Path) -> pd.DataFrame:
-    """The tidy metrics table from ``file``, or a :class:`StorageError` naming the file and the fault."""
+    """The tidy metrics table from ``file``, or a `StorageError` naming the file and the fault."""
     try:
         df = pd.read_parquet(file)
     except Exception as exc:  # pyarrow raises several types for damaged files

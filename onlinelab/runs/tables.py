@@ -1,6 +1,6 @@
 """Summary tables with one number format per column and "n/a" (with a footnote) for a missing value.
 
-A table is a list of :class:`Column` specs applied to a DataFrame (or a list of dicts): each
+A table is a list of `Column` specs applied to a DataFrame (or a list of dicts): each
 column says which key it shows, its header, how its values are written and what a missing
 value means.  Missing values (None, NaN, pandas NA) print as ``n/a`` and the table ends with
 one footnote per meaning, so a reader never sees ``NaN`` or ``None`` and always learns why a

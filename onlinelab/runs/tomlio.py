@@ -1,6 +1,6 @@
 """TOML in and out of a run directory: read a file (nothing else happens) and write a two-level dict.
 
-Reading never loads plugins or runs code; :func:`onlinelab.experiment.config.load_toml` is the reader of
+Reading never loads plugins or runs code; `onlinelab.experiment.config.load_toml` is the reader of
 experiment configs, which also loads the plugin files a config names.
 
 >>> print(dump_toml({"run": {"seed": 0, "name": None}}))
@@ -25,7 +25,7 @@ AUTO = "auto"
 
 def read_toml(path) -> dict:
     """Parse the TOML file ``path``; a missing, non-UTF-8 or invalid file is a
-    :class:`~onlinelab.errors.ConfigError`."""
+    `onlinelab.errors.ConfigError`."""
     path = pathlib.Path(path)
     if not path.is_file():
         raise ConfigError(f"config file {str(path)!r} does not exist; pass the path of a TOML file "

@@ -1,8 +1,8 @@
 """Players in a fixed move order on one simpy clock: the round loop every two-player game shares (theory §3.3).
 
 A prescient second mover (FTL+, OMD+, best response) waits on its opponent's play event; the
-Fenchel games (:mod:`onlinelab.games`) and the dual embedding game (:mod:`onlinelab.embedding`) both
-play their rounds through :func:`run_rounds`.
+Fenchel games (`onlinelab.games`) and the dual embedding game (`onlinelab.embedding`) both
+play their rounds through `run_rounds`.
 """
 from __future__ import annotations
 

@@ -3,12 +3,12 @@
 ``simulate`` plays every learner against every environment for T rounds and R
 replicates.  Per round (the protocol, docs/guide/writing-learners.md): each learner turns its state into a
 play; the environment emits the loss (an oblivious one once for all learners — common
-random numbers — an adaptive one per learner, seeing only the :class:`HistoryView`);
+random numbers — an adaptive one per learner, seeing only the `HistoryView`);
 the learner gets exactly its feedback kind; the recorders add what the round cost.
 A single simpy process drives the rounds and yields one timeout per round, so the
 loop's overhead does not grow with R or with the number of learners.
 
-Seeds: one root seed; streams keyed by (role, label, replicate) — see :mod:`onlinelab.core.rng`.
+Seeds: one root seed; streams keyed by (role, label, replicate) — see `onlinelab.core.rng`.
 BLAS runs single-threaded inside the loop (threadpoolctl); parallelism belongs to processes.
 
 >>> import onlinelab as ol
@@ -188,7 +188,7 @@ def simulate(environment, learners, *, T: int, replicates: int = 1, seed: int = 
              comparator: str = "exact", compiled: bool = True) -> Result:
     """Play ``learners`` against ``environment`` (an Environment, a registered name, or a list of them).
 
-    Returns a :class:`~onlinelab.Result` with one tidy row per (learner, environment,
+    Returns a `onlinelab.Result` with one tidy row per (learner, environment,
     replicate, checkpoint, metric).  Same seed ⇒ identical metrics, bit for bit.
     On failure the raised exception carries ``.partial``, the Result of the completed checkpoints
     of every environment reached (environments 1 … k − 1 whole when environment k fails).
@@ -217,17 +217,17 @@ def simulate(environment, learners, *, T: int, replicates: int = 1, seed: int = 
     durable : onlinelab.experiment.durable.Durable or None, default None
         Periodic checkpoints of the whole loop state, and resume from them (``onlinelab resume``).
     delay : None, int, dict or onlinelab.feedback.delays.DelayModel
-        Delayed feedback (:mod:`onlinelab.feedback.delays`): round t's feedback reaches the learner at the end of
+        Delayed feedback (`onlinelab.feedback.delays`): round t's feedback reaches the learner at the end of
         round t + d_t.  ``None`` is the ordinary protocol; ``0`` runs the delay machinery with no delay.
     arrivals : None, dict or onlinelab.feedback.arrivals.Arrivals
-        Asynchronous arrivals for streaming learners (:mod:`onlinelab.feedback.arrivals`); T is then simulated time.
+        Asynchronous arrivals for streaming learners (`onlinelab.feedback.arrivals`); T is then simulated time.
     comparator : {"exact", "truth", "none"}, default "exact"
         What regret is measured against: the best fixed play in hindsight (exact), the environment's
         population optimum played every round (``Environment.population_play``; cheaper for long
         streams), or nothing (no regret, comparator or bound metrics; the fastest). Recorded in
         ``Result.meta["comparator"]`` and the run directory's meta.json.
     compiled : bool, default True
-        Let learners, environments and recorders that have a compiled block kernel (:mod:`onlinelab.kernels`)
+        Let learners, environments and recorders that have a compiled block kernel (`onlinelab.kernels`)
         use it; False runs the numpy reference everywhere (the same numbers, to 1e-12, more slowly). Config key:
         ``[run] compiled``.
     """

@@ -2,14 +2,14 @@
 
 **The protocol.**  A run kind — regret runs (learners against environments), ``[game]``, ``[manifold]``,
 ``[embedding]``, ``[bregman]``, and any a plugin adds — is one object, an instance of
-:class:`~onlinelab.experiment.kinds.protocol.RunKind` living in ``onlinelab/experiment/kinds/<kind>.py``.
+`onlinelab.experiment.kinds.protocol.RunKind` living in ``onlinelab/experiment/kinds/<kind>.py``.
 It declares its TOML table and schema (``parse``: unknown keys are errors with a did-you-mean), ``resolve``
 (every default written out: the run directory's ``config.toml``), ``run`` (a
-:class:`~onlinelab.experiment.kinds.protocol.RunOutcome`: result, resolved config, summary, exit status,
+`onlinelab.experiment.kinds.protocol.RunOutcome`: result, resolved config, summary, exit status,
 refused units), its Result class (summary, figure, exit status), and what ``sweep``, ``compare``, ``resume``
 and ``report`` do with its runs — each supported, or refused with a reason (a ConfigError, exit status 2:
 "compare is not supported for [manifold] runs: …").  ``onlinelab run | sweep | compare | resume | report``,
-:func:`onlinelab.sweep` and :func:`onlinelab.load_run` talk only to this protocol, never to a kind by name,
+`onlinelab.sweep` and `onlinelab.load_run` talk only to this protocol, never to a kind by name,
 so every kind gets every feature or a clear refusal.  Two rules hold for every kind (tested over the
 registry, ``tests/experiment/test_run_kinds.py``): running the ``config.toml`` a run wrote reproduces the
 run bit for bit (a sweep cell included), and a config whose every unit of work is refused exits 2 with
@@ -17,11 +17,11 @@ the reasons.
 
 **Choosing the kind.**  A config selects a kind by its top-level table (``[game]`` → the game kind); a
 config with none of the registered tables is a regret run.  A saved run names its kind in ``meta.json``
-(``kind``); :func:`onlinelab.load_run` reads it back as that kind's Result class (registered in
-:mod:`onlinelab.runs.kinds`, since the runs layer cannot import the kinds).
+(``kind``); `onlinelab.load_run` reads it back as that kind's Result class (registered in
+`onlinelab.runs.kinds`, since the runs layer cannot import the kinds).
 
-**Adding a kind.**  Subclass :class:`~onlinelab.experiment.kinds.protocol.RunKind` and pass an instance
-to :func:`register_run_kind` (in a plugin file, ``--plugins my_kind.py``).  The older form
+**Adding a kind.**  Subclass `onlinelab.experiment.kinds.protocol.RunKind` and pass an instance
+to `register_run_kind` (in a plugin file, ``--plugins my_kind.py``).  The older form
 ``register_run_kind(key, "module:function", result="module:Class")`` still works: the function runs the
 config, and sweep, compare and resume are refused for such a kind (it does not declare them).
 
@@ -55,7 +55,7 @@ _UNDECLARED = ("the kind was registered as a bare runner function (register_run_
 class FunctionKind(RunKind):
     """A kind registered the older way, as ``"module:function"`` strings: it runs and reports, nothing more.
 
-    The function takes ``(data, *, seed, rounds, replicates, progress)`` and returns a :class:`RunOutcome`.
+    The function takes ``(data, *, seed, rounds, replicates, progress)`` and returns a `RunOutcome`.
     """
 
     def __init__(self, key: str, target: str, listing: str | None = None, title: str = "",
@@ -94,18 +94,18 @@ def register_run_kind(kind, target: str | None = None, listing: str | None = Non
     Parameters
     ----------
     kind : RunKind or str
-        The kind object (see :mod:`onlinelab.experiment.kinds.protocol`); or, the older form, the key of a kind
+        The kind object (see `onlinelab.experiment.kinds.protocol`); or, the older form, the key of a kind
         run by ``target``.
     target : str or None, default None
         Older form only: ``"module:function"`` taking ``(data, *, seed, rounds, replicates, progress)`` and
-        returning a :class:`RunOutcome`.
+        returning a `RunOutcome`.
     listing : str or None, default None
         Older form only: ``"module:function"`` returning ``[(name, description)]`` for ``onlinelab list``.
     title : str, default ""
         Older form only: the heading of the listing (default: the key).
     result : str or None, default None
         Older form only: ``"module:Class"``, the result class a saved run is read back as (None:
-        :class:`~onlinelab.Result`).
+        `onlinelab.Result`).
     """
     if not isinstance(kind, RunKind):
         if not isinstance(kind, str) or not kind.isidentifier():
@@ -164,7 +164,7 @@ def listings() -> list[tuple[str, list[tuple[str, str]]]]:
 
 
 def result_class(meta: dict) -> type:
-    """The result class of a saved run (see :func:`onlinelab.runs.kinds.result_class`); Result for a regret run."""
+    """The result class of a saved run (see `onlinelab.runs.kinds.result_class`); Result for a regret run."""
     from onlinelab.runs.result import Result
     return _saved_class(meta) or Result
 

@@ -129,7 +129,7 @@ def parse_bregman(data: dict, *, seed=None, rounds=None, replicates=None) -> dic
 
 
 def solve_resolved(resolved: dict):
-    """Solve the problem of a resolved config (:func:`parse_bregman`'s output, or a run's config.toml)."""
+    """Solve the problem of a resolved config (`parse_bregman`'s output, or a run's config.toml)."""
     run, table = resolved["run"], dict(resolved["bregman"])
     problem = table.pop("problem")
     params = {k: _auto(val) for k, val in table.items()}

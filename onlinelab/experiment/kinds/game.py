@@ -72,7 +72,7 @@ def _player(game: dict, role: str):
 
 
 def _unflatten(game: dict) -> dict:
-    """Accept the resolved form written by :func:`_flat` (``x_player = "omd"``, ``x_player_gamma = 0.1``)."""
+    """Accept the resolved form written by `_flat` (``x_player = "omd"``, ``x_player_gamma = 0.1``)."""
     game = dict(game)
     for role in ROLES:
         if isinstance(game.get(role), str):
@@ -166,7 +166,7 @@ def parse_game(data: dict, *, seed=None, rounds=None, replicates=None) -> dict:
 
 
 def play_resolved(resolved: dict):
-    """Play the game of a resolved config (:func:`parse_game`'s output, or a run directory's config.toml)."""
+    """Play the game of a resolved config (`parse_game`'s output, or a run directory's config.toml)."""
     run, game = resolved["run"], _unflatten(resolved["game"])
     T, R, seed = run["rounds"], run["replicates"], run["seed"]
     if "recovery" in game:

@@ -1,7 +1,7 @@
 """The ``[manifold]`` run kind: a grid of spectral embeddings from TOML (theory §7,
-:mod:`onlinelab.manifold.experiment`).
+`onlinelab.manifold.experiment`).
 
-The table and its keys are :func:`~onlinelab.manifold.experiment.parse_manifold`'s; ``[run]`` takes ``name``,
+The table and its keys are `onlinelab.manifold.experiment.parse_manifold`'s; ``[run]`` takes ``name``,
 ``seed`` and ``plugins``, ``--replicates`` sets the number of draws.  A unit of work is one fit (method ×
 grid point × draw); a fit that fails (a disconnected neighbour graph, say) is recorded with its reason and
 the others go on, but a run whose every fit is refused is an error (exit status 2) that prints the reasons.

@@ -1,18 +1,18 @@
 """The experiment protocol: what one run kind declares, and the only thing the shared machinery talks to.
 
-A run kind is one object, an instance of a :class:`RunKind` subclass.  It declares
+A run kind is one object, an instance of a `RunKind` subclass.  It declares
 
-* its TOML table (``table``; None for the default kind, regret runs) and its schema: :meth:`~RunKind.parse`
+* its TOML table (``table``; None for the default kind, regret runs) and its schema: `RunKind.parse`
   validates a parsed config (unknown keys are errors naming the key, with a did-you-mean) and applies the
   command line's ``--seed``/``--rounds``/``--replicates``;
-* :meth:`~RunKind.resolve`: the config with every default written out, which is the run directory's
+* `RunKind.resolve`: the config with every default written out, which is the run directory's
   ``config.toml``; parsing that file again gives the same run, bit for bit;
-* :meth:`~RunKind.run`: the run itself, a :class:`RunOutcome` (result, resolved config, summary, exit status,
+* `RunKind.run`: the run itself, a `RunOutcome` (result, resolved config, summary, exit status,
   and the reasons of the units of work it refused);
 * ``result``: the Result class a saved run is read back as (``"module:Class"``), with its summary, figure
   and exit status;
 * what ``sweep``, ``compare``, ``resume`` and ``report`` do with it: each is supported unless ``refusals``
-  holds a reason for it, and a refused feature is a :class:`~onlinelab.errors.ConfigError` (exit status 2)
+  holds a reason for it, and a refused feature is a `onlinelab.errors.ConfigError` (exit status 2)
   "compare is not supported for [manifold] runs: <why>; <what to do instead>".
 
 >>> class Echo(RunKind):
@@ -47,7 +47,7 @@ def resolve_target(target: str):
 
 @dataclass
 class RunOutcome:
-    """What a kind's :meth:`RunKind.run` hands back.
+    """What a kind's `RunKind.run` hands back.
 
     Parameters
     ----------
@@ -76,7 +76,7 @@ class RunOutcome:
     refused: list = field(default_factory=list)
 
     def check(self, kind: RunKind) -> RunOutcome:
-        """Raise :class:`~onlinelab.errors.ConfigError` with the reasons when every unit of work was refused."""
+        """Raise `onlinelab.errors.ConfigError` with the reasons when every unit of work was refused."""
         if self.units and len(self.refused) >= self.units:
             reasons = list(dict.fromkeys(self.refused))
             shown = "; ".join(reasons[:SHOWN_REASONS]) + (f"; … ({len(reasons) - SHOWN_REASONS} more reasons)"
@@ -107,7 +107,7 @@ class Durability:
 class RunKind:
     """One experiment kind: its table and schema, its run, its Result class, and what the shared features do.
 
-    Subclasses set the class attributes and implement :meth:`parse`, :meth:`run` and :meth:`example`;
+    Subclasses set the class attributes and implement `parse`, `run` and `example`;
     the other methods have defaults that suit a kind whose runs finish in one go.
 
     Attributes
@@ -139,7 +139,7 @@ class RunKind:
         return f"[{self.table}]" if self.table else self.key
 
     def supports(self, feature: str) -> bool:
-        """Whether the shared ``feature`` (one of :data:`FEATURES`) works on runs of this kind."""
+        """Whether the shared ``feature`` (one of `FEATURES`) works on runs of this kind."""
         if feature not in FEATURES:
             raise ConfigError(f"unknown feature {feature!r}; the features are {', '.join(FEATURES)}")
         return feature not in self.refusals
@@ -167,7 +167,7 @@ class RunKind:
         return copy.deepcopy(spec)
 
     def run(self, spec, *, progress: bool = False) -> RunOutcome:
-        """Run ``spec`` (a pure function of it, seeds included) and return its :class:`RunOutcome`."""
+        """Run ``spec`` (a pure function of it, seeds included) and return its `RunOutcome`."""
         raise NotImplementedError
 
     def example(self) -> dict:
@@ -180,13 +180,13 @@ class RunKind:
 
     # what the shared machinery calls ---------------------------------------------------------------------
     def outcome_of(self, spec, *, progress: bool = False) -> RunOutcome:
-        """:meth:`run`, checked (every unit refused: ConfigError) and tagged with the kind in ``meta``."""
+        """`run`, checked (every unit refused: ConfigError) and tagged with the kind in ``meta``."""
         out = self.run(spec, progress=progress).check(self)
         out.result.meta["kind"] = self.key
         return out
 
     def outcome(self, data: dict, *, seed=None, rounds=None, replicates=None, progress: bool = False) -> RunOutcome:
-        """Parse ``data`` with the overrides and run it: :meth:`parse` then :meth:`outcome_of`."""
+        """Parse ``data`` with the overrides and run it: `parse` then `outcome_of`."""
         return self.outcome_of(self.parse(data, seed=seed, rounds=rounds, replicates=replicates), progress=progress)
 
     def start(self, spec, path, *, force: bool = False, progress: bool = False, durability: Durability | None = None,
@@ -195,7 +195,7 @@ class RunKind:
 
         The default runs, then writes the directory in one rename; a durable kind overrides this to claim the
         directory first and checkpoint as it goes.  ``plugins`` are the records of the plugin files the run
-        loaded (:func:`onlinelab.experiment.plugins.plugin_records`), stored with the run.
+        loaded (`onlinelab.experiment.plugins.plugin_records`), stored with the run.
         """
         if durability is not None and durability.every_rounds is not None:
             self.refuse("resume")  # checkpoints exist for resume

@@ -1,7 +1,7 @@
 """The default run kind: regret runs, learners against environments (a config with no other kind's table).
 
-The config is :mod:`onlinelab.experiment.config`'s (``[run]``, ``[[environments]]``, ``[[learners]]``,
-optional ``[delay]`` or ``[arrivals]``); the run is :meth:`~onlinelab.experiment.config.ExperimentConfig.simulate`,
+The config is `onlinelab.experiment.config`'s (``[run]``, ``[[environments]]``, ``[[learners]]``,
+optional ``[delay]`` or ``[arrivals]``); the run is `onlinelab.experiment.config.ExperimentConfig.simulate`,
 the one build path that plain runs, durable runs and sweep cells share.  Everything is supported: runs are
 durable (claimed, checkpointed, ``onlinelab resume``), sweeps run cells of the config, compare overlays regret
 curves, report prints the regret table.
@@ -58,7 +58,7 @@ class RegretKind(RunKind):
     def start(self, spec, path, *, force=False, progress=False, durability: Durability | None = None,
               plugins=()) -> RunOutcome:
         """Claim ``path``, run with checkpoints (``durability``), install the finished run (see
-        :mod:`onlinelab.experiment.durable`); a run stopped midway keeps its part for ``onlinelab resume``."""
+        `onlinelab.experiment.durable`); a run stopped midway keeps its part for ``onlinelab resume``."""
         from onlinelab.experiment.durable import Durable, claim, execute
         durability = durability or Durability()
         resolved = self.resolve(spec)
