@@ -46,15 +46,71 @@ class _Params:
         return {p.name: p.default for p in sig.parameters.values()
                 if p.name != "self" and p.default is not inspect.Parameter.empty}
 
-    def get_params(self) -> dict[str, Any]:
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """The hyper-parameters, name → value (scikit-learn's ``get_params``).
+
+        Parameters
+        ----------
+        deep : bool, default True
+            Also list the parameters of hyper-parameters that have ``get_params`` themselves, as
+            ``"outer__inner"`` (scikit-learn's convention for nested estimators).
+        """
         missing = [n for n in self.param_names() if not hasattr(self, n)]
         if missing:
             raise ConfigError(f"{type(self).__name__}.__init__ must store each hyper-parameter as an attribute of "
                               f"the same name; missing: {', '.join(missing)}")
-        return {n: getattr(self, n) for n in self.param_names()}
+        out = {n: getattr(self, n) for n in self.param_names()}
+        if deep:
+            for name, val in list(out.items()):
+                if hasattr(val, "get_params") and not isinstance(val, type):
+                    out.update({f"{name}__{k}": x for k, x in val.get_params(deep=True).items()})
+        return out
+
+    def set_params(self, **params):
+        """Change hyper-parameters in place and return self (scikit-learn's ``set_params``).
+
+        The object is rebuilt through ``__init__`` with the new values, so every check and every derived
+        attribute is the constructor's; ``"outer__inner"`` sets a nested hyper-parameter.
+
+        Parameters
+        ----------
+        **params
+            Hyper-parameter name → new value.
+
+        Examples
+        --------
+        >>> import onlinelab as ol
+        >>> ol.make_learner("meg").set_params(eta=0.5).eta
+        0.5
+        """
+        from onlinelab.errors import did_you_mean
+        current = self.get_params(deep=False)
+        nested: dict[str, dict] = {}
+        for key, val in params.items():
+            outer, _, inner = key.partition("__")
+            if outer not in current:
+                raise ConfigError(f"{type(self).__name__} has no hyper-parameter {outer!r}"
+                                  f"{did_you_mean(outer, current)}; its hyper-parameters: {', '.join(current)}")
+            if inner:
+                nested.setdefault(outer, {})[inner] = val
+            else:
+                current[outer] = val
+        for outer, sub in nested.items():
+            if not hasattr(current[outer], "set_params"):
+                raise ConfigError(f"{type(self).__name__}.{outer} = {current[outer]!r} has no hyper-parameters to "
+                                  f"set; set {outer} itself")
+            current[outer] = copy.deepcopy(current[outer]).set_params(**sub)
+        fresh = type(self)(**current)
+        self.__dict__.clear()
+        self.__dict__.update(fresh.__dict__)
+        return self
 
     def clone(self):
-        return type(self)(**copy.deepcopy(self.get_params()))
+        """A new object with the same hyper-parameters and no state (``sklearn.base.clone`` calls this)."""
+        return type(self)(**copy.deepcopy(self.get_params(deep=False)))
+
+    def __sklearn_clone__(self):
+        return self.clone()
 
     def __repr__(self) -> str:
         try:

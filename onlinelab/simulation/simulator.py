@@ -30,7 +30,7 @@ from onlinelab.core.compat import check_pairings
 from onlinelab.core.metrics import COMPARATORS, LossTracker
 from onlinelab.core.progress import Progress
 from onlinelab.core.protocol import Context
-from onlinelab.core.registry import make_environment
+from onlinelab.core.registry import make_environment, make_learner
 from onlinelab.core.rng import BatchRNG
 from onlinelab.core.schedule import _checkpoints, default_checkpoints  # noqa: F401  (default_checkpoints re-exported)
 from onlinelab.core.slot import Slot, feedback_for  # noqa: F401  (feedback_for: the shared feedback rule, re-exported)
@@ -40,7 +40,10 @@ from onlinelab.runs.result import Result, build_result
 
 
 def _learners(learners) -> dict[str, Learner]:
-    if isinstance(learners, Learner):
+    if learners is None:
+        raise ConfigError("learners is None; pass a learner, a registered name such as 'meg', or a list or dict of "
+                          "them")
+    if isinstance(learners, (Learner, str)):
         learners = [learners]
     if isinstance(learners, dict):
         items = list(learners.items())
@@ -48,6 +51,8 @@ def _learners(learners) -> dict[str, Learner]:
         items = [(None, lrn) for lrn in learners]
     out: dict[str, Learner] = {}
     for label, lrn in items:
+        if isinstance(lrn, str):   # a registered name, built with its defaults
+            lrn = make_learner(lrn)
         if not isinstance(lrn, Learner):
             raise ConfigError(f"learners must be onlinelab.Learner instances, got {lrn!r} ({type(lrn).__name__}); "
                               "build them with onlinelab.make_learner(name, **params)")
@@ -199,7 +204,8 @@ def simulate(environment, learners, *, T: int, replicates: int = 1, seed: int = 
         The environment(s) to play: instances, or registered names built with their defaults.
     learners : Learner, str, list or dict
         The learners: one, a list (labelled by name and non-default hyper-parameters), or a dict
-        label → learner. Each faces each environment.
+        label → learner. Each faces each environment. A string is a registered name, built with its
+        defaults (``"meg"`` is ``make_learner("meg")``).
     T : int
         Number of rounds; rounds are numbered 1, …, T.
     replicates : int, default 1
