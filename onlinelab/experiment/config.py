@@ -186,15 +186,16 @@ def parse(data: dict) -> ExperimentConfig:
         comparator=v.choice("run.comparator", merged["comparator"], ("exact", "truth", "none")),
         plugins=_plugin_paths(merged["plugins"]), compiled=_boolean("run.compiled", merged["compiled"]),
     )
+    rate = None
+    if cfg.arrivals is not None:
+        from onlinelab.feedback.arrivals import make_arrivals
+        rate = make_arrivals(cfg.arrivals).rate
     from onlinelab.experiment.preflight import check as preflight
     preflight([(s.name, s.params) for s in cfg.environments], n_learners=len(cfg.learners), T=cfg.rounds,
-              R=cfg.replicates)  # refuse sizes that cannot fit before anything is allocated
+              R=cfg.replicates, arrival_rate=rate)  # refuse sizes that cannot fit before anything is allocated
     if cfg.delay is not None:
         from onlinelab.feedback.delays import make_delay
         make_delay(cfg.delay)
-    if cfg.arrivals is not None:
-        from onlinelab.feedback.arrivals import make_arrivals
-        make_arrivals(cfg.arrivals)
     cfg.build()  # validate names and parameters now, not mid-run
     return cfg
 

@@ -12,6 +12,7 @@ import pytest
 
 import onlinelab as ol
 from onlinelab import cli
+from onlinelab.core import sizes
 from onlinelab.errors import CheckError, ConfigError, DomainError, LossError
 from onlinelab.experiment import preflight
 from onlinelab.experiment.checks import check_environment
@@ -45,7 +46,7 @@ def _run(capsys, *argv):
 
 @pytest.fixture
 def machine_of_64_gb(monkeypatch):
-    monkeypatch.setattr(preflight, "available_memory", lambda: 64e9)
+    monkeypatch.setattr(sizes, "available_memory", lambda: 64e9)
 
 
 def test_non_utf8_config(tmp_path, capsys):
