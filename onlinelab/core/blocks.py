@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from onlinelab.core.watchdog import call
 from onlinelab.errors import LossError, ProtocolError
 
 
@@ -175,7 +176,7 @@ class BlockFeed:
         """The checked and counted block of rounds t, … (up to the next checkpoint), or None when declined."""
         env = self.env
         n = min(int(env.block_rounds), int(self.ckpts[np.searchsorted(self.ckpts, t)]) - t + 1)
-        block = env.emit_block(t, n) if n > 1 else None
+        block = call(f"emit_block of environment {self.env_label!r}", t, env.emit_block, t, n) if n > 1 else None
         if block is None:
             return None
         if block.n != n:
@@ -187,7 +188,7 @@ class BlockFeed:
 
     def _single(self, t: int):
         env = self.env
-        loss = env.emit(t, None)
+        loss = call(f"emit of environment {self.env_label!r}", t, env.emit, t, None)  # onlinelab.core.watchdog
         loss.validate(self._where(t), self.R, env.d, env.loss_bound, env.psd)
         self.tracker.add(loss)
         return loss

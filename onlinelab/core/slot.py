@@ -19,8 +19,9 @@ from collections import deque
 
 from onlinelab.core.arm_metrics import ArmMetrics
 from onlinelab.core.metrics import Recorder
-from onlinelab.core.protocol import Feedback, HistoryView, frozen, frozen_mixed, history_window
+from onlinelab.core.protocol import Feedback, HistoryView, frozen, frozen_mixed, history_window, history_write_error
 from onlinelab.core.rng import BatchRNG
+from onlinelab.core.watchdog import call
 from onlinelab.errors import ProtocolError
 
 
@@ -113,8 +114,14 @@ class Slot:
             self.step(t + i, loss, validate)
 
     def _emit_adaptive(self, t, play):
-        try:
-            return self.env.emit(t, HistoryView(t, frozen_mixed(play.mixed), self.actions, self.losses))
+        try:  # under the run's callback_timeout (onlinelab.core.watchdog)
+            return call(f"emit of environment {self.env_label!r}", t, self.env.emit, t,
+                        HistoryView(t, frozen_mixed(play.mixed), self.actions, self.losses))
+        except ValueError as exc:  # a write into the read-only history: say so (onlinelab.core.protocol)
+            clear = history_write_error(exc, self.env_label, t)
+            if clear is None:
+                raise
+            raise clear from exc
         except IndexError as exc:  # most likely reaching past the kept window: say so, and how to keep more
             if self.window is None or t - 1 <= self.window:
                 raise

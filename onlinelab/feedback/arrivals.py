@@ -40,10 +40,11 @@ block's loss, or for a first-order learner such as ``sgd`` its gradient at the p
 from __future__ import annotations
 
 from onlinelab.core import validation as v
-from onlinelab.core.base import _Params
+from onlinelab.core.base import _Params, label_of
 from onlinelab.core.protocol import Feedback
 from onlinelab.core.rng import BatchRNG
 from onlinelab.core.slot import feedback_for
+from onlinelab.core.watchdog import call
 from onlinelab.errors import ConfigError, ConfigTypeError
 
 TAKES = ("auto", "queue", "one")
@@ -115,14 +116,14 @@ class Arrivals(_Params):
         sim.process(_checkpoints(sim, ckpts, trackers, servers, durable, env_label))
 
     def _arrive(self, sim, env, tracker, servers, validate, gaps, T):
-        k = 0
+        k, what = 0, f"emit of environment {label_of(env)!r}"  # onlinelab.core.watchdog names it
         while True:
             gap = gaps.exponential(1.0 / self.rate)
             if sim.now + gap > T:
                 return
             yield sim.timeout(gap)
             k += 1
-            loss = env.emit(k, None)
+            loss = call(what, k, env.emit, k, None)  # under the run's callback_timeout
             validate(loss, k)
             if k == 1:
                 for server in servers:
