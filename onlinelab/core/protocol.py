@@ -247,3 +247,31 @@ def history_window(env, env_label: str) -> int | None:
         raise ConfigError(f"environment {env_label!r}: history_window must be a number of rounds >= 0 or None (keep "
                           f"every round), got {window!r}; e.g. history_window = 1000 (the default)")
     return int(window)
+
+
+def history_write_error(exc: ValueError, env_label: str, t: int) -> ProtocolError | None:
+    """The clear error for an environment that wrote into its read-only history, or None for another ValueError.
+
+    The arrays an adaptive environment is shown (``history.mixed``, the past actions and losses) are read-only
+    views of the learner's own state; numpy refuses a write into one with a bare "read-only" ValueError, which
+    this turns into a :class:`~onlinelab.errors.ProtocolError` naming the environment, the round and the fix.
+
+    Parameters
+    ----------
+    exc : ValueError
+        What ``emit`` raised.
+    env_label : str
+        The environment's label.
+    t : int
+        The round.
+
+    Examples
+    --------
+    >>> str(history_write_error(ValueError("assignment destination is read-only"), "drift", 3))[:58]
+    "environment 'drift' wrote into its history in round 3 (as"
+    """
+    if "read-only" not in str(exc):
+        return None
+    return ProtocolError(f"environment {env_label!r} wrote into its history in round {t} ({exc}): history.mixed, "
+                         "history.actions and history.losses are read-only views of the learner's state; copy "
+                         "before changing, e.g. mixed = np.array(history.mixed)")

@@ -269,3 +269,24 @@ def check_arrivals(dims, *, rate: float, n_learners: int, T: float, R: int, conf
              f"{n_learners} learner{'s' if n_learners != 1 else ''}")
     return check_estimate(est, sizes=sizes, stacklevel=stacklevel + 1,
                           fix=f"lower arrivals.rate or {rounds} (simulated time), or {reps} or d")
+
+
+def check_run(environments, *, n_learners: int, T: int, R: int, rate: float | None = None) -> Estimate:
+    """``simulate``'s pre-flight: :func:`check_regret` (or :func:`check_arrivals`) on built environments.
+
+    The same estimate as ``onlinelab run`` makes from a config, named as ``simulate``'s arguments are.
+
+    Parameters
+    ----------
+    environments : list of Environment
+        The environments (their ``d`` and declared ``domain``).
+    n_learners, T, R : int
+        Learners, rounds (simulated time under arrivals) and replicates.
+    rate : float or None, default None
+        The arrival rate, when the run has arrivals.
+    """
+    from onlinelab.core.compat import env_domain, is_spectral
+    dims = [(int(env.d), is_spectral(env_domain(env))) for env in environments]
+    if rate is not None:
+        return check_arrivals(dims, rate=rate, n_learners=n_learners, T=T, R=R, stacklevel=4)
+    return check_regret(dims, n_learners=n_learners, T=T, R=R, fields=API_FIELDS, stacklevel=4)

@@ -46,6 +46,7 @@ from onlinelab.core import validation as v
 from onlinelab.core.base import _Params
 from onlinelab.core.protocol import frozen_mixed
 from onlinelab.core.rng import BatchRNG
+from onlinelab.core.watchdog import call
 from onlinelab.errors import ConfigError, ConfigTypeError
 
 
@@ -204,8 +205,8 @@ class AdaptiveDelay(DelayModel):
 
     def draw(self, t, view):
         fn = self.rule if callable(self.rule) else RULES[self.rule]
-        return min(check_delay(fn(t, view, self.max_delay), f"the delay the adversary chose for round {t}"),
-                   self.max_delay)
+        chosen = call(f"adaptive delay rule {getattr(fn, '__name__', fn)!r}", t, fn, t, view, self.max_delay)
+        return min(check_delay(chosen, f"the delay the adversary chose for round {t}"), self.max_delay)
 
 
 MODELS = {cls.kind: cls for cls in (FixedDelay, RandomDelay, ScheduleDelay, AdaptiveDelay)}

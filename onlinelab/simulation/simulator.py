@@ -33,7 +33,9 @@ from onlinelab.core.protocol import Context
 from onlinelab.core.registry import make_environment, make_learner
 from onlinelab.core.rng import BatchRNG
 from onlinelab.core.schedule import _checkpoints, default_checkpoints  # noqa: F401  (default_checkpoints re-exported)
+from onlinelab.core.sizes import check_run
 from onlinelab.core.slot import Slot, feedback_for  # noqa: F401  (feedback_for: the shared feedback rule, re-exported)
+from onlinelab.core.watchdog import call, time_limit
 from onlinelab.errors import ConfigError, OnlinelabError, SimulationError
 from onlinelab.kernels import use_compiled
 from onlinelab.runs.result import Result, build_result
@@ -74,6 +76,9 @@ def _environments(environment) -> list[Environment]:
         if not isinstance(env, Environment):
             raise ConfigError(f"environment must be an onlinelab.Environment or a registered name, got {env!r}")
         out.append(env)
+    if not out:
+        raise ConfigError("environment is an empty list; pass an environment, a registered name or a list of them, "
+                          "e.g. simulate('spiked-covariance', learners, T=100)")
     return out
 
 
@@ -134,7 +139,7 @@ def _run_one(env, env_label, learners, T, R, seed, ckpts, progress, durable=None
             elif feed is not None:
                 loss = feed.next(t)
             elif shared is not None:
-                loss = shared.emit(t, None)
+                loss = call(f"emit of environment {env_label!r}", t, shared.emit, t, None)  # onlinelab.core.watchdog
                 validate(loss, t)
                 shared_tracker.add(loss)
             timing["env_s"] += time.perf_counter() - b0
@@ -190,7 +195,7 @@ def _run_one(env, env_label, learners, T, R, seed, ckpts, progress, durable=None
 
 def simulate(environment, learners, *, T: int, replicates: int = 1, seed: int = 0, checkpoints=None,
              progress: bool = False, blas_threads: int = 1, durable=None, delay=None, arrivals=None,
-             comparator: str = "exact", compiled: bool = True) -> Result:
+             comparator: str = "exact", compiled: bool = True, callback_timeout: float | None = None) -> Result:
     """Play ``learners`` against ``environment`` (an Environment, a registered name, or a list of them).
 
     Returns a `onlinelab.Result` with one tidy row per (learner, environment,
@@ -236,6 +241,14 @@ def simulate(environment, learners, *, T: int, replicates: int = 1, seed: int = 
         Let learners, environments and recorders that have a compiled block kernel (`onlinelab.kernels`)
         use it; False runs the numpy reference everywhere (the same numbers, to 1e-12, more slowly). Config key:
         ``[run] compiled``.
+    callback_timeout : float or None, default None
+        Seconds an environment's ``emit`` or an adaptive delay rule may run before the run stops with an error
+        naming the callback and the round; a call running over 10 s logs what the loop waits on
+        (:mod:`onlinelab.core.watchdog`: ``signal.setitimer``, POSIX and the main thread only). Config key:
+        ``[run] callback_timeout``.
+
+    Before round 1 the run's memory and time are estimated as ``onlinelab run`` estimates them
+    (:mod:`onlinelab.core.sizes`): a run that cannot fit is a ConfigError, a long one a PreflightWarning.
     """
     T = v.integer("T", T, minimum=1)
     R = v.integer("replicates", replicates, minimum=1)
@@ -257,12 +270,13 @@ def simulate(environment, learners, *, T: int, replicates: int = 1, seed: int = 
         arrivals = make_arrivals(arrivals)
         if delay is not None:
             raise ConfigError("delay and arrivals cannot be combined; pass one of them")
+    check_run(envs, n_learners=len(lrns), T=T, R=R, rate=None if arrivals is None else arrivals.rate)
     labels = [label_of(e) for e in envs]
     if len(set(labels)) != len(labels):
         raise ConfigError(f"two environments share the label {labels!r}; give them different parameters")
     bar = Progress(total=T * len(envs)) if progress else None
     results = []
-    with threadpool_limits(limits=blas_threads), use_compiled(compiled):
+    with threadpool_limits(limits=blas_threads), use_compiled(compiled), time_limit(callback_timeout):
         for env, env_label in zip(envs, labels, strict=True):
             if durable is not None and durable.finished(env_label) is not None:
                 results.append(durable.finished(env_label))  # done before an interruption
