@@ -26,10 +26,16 @@ def _params(cls) -> list[str]:
 
 def _learner_bounds(cls) -> list[str]:
     """The bounds the default learner states on the first environment it fits (name, reference, holds?)."""
-    from onlinelab.core.compat import mismatch
+    from onlinelab.core.compat import declarer, mismatch
     from onlinelab.core.protocol import Context
     from onlinelab.core.registry import environment_class, environment_names, make_environment
-    names = [getattr(cls, "reference_environment", None), "spiked-covariance"] + environment_names()
+    reference = getattr(declarer(cls), "reference_environment", None)
+    if isinstance(reference, property):   # a property of an instance (delay copies: its inner learner's)
+        try:
+            reference = cls().reference_environment
+        except Exception:  # noqa: BLE001
+            reference = None
+    names = [reference, "spiked-covariance"] + environment_names()
     env_name = next((n for n in names if n and mismatch(cls, environment_class(n)) is None), None)
     if env_name is None:
         return ["  (no registered environment fits it)"]
@@ -49,7 +55,8 @@ def _learner_bounds(cls) -> list[str]:
 
 def _declarations(cls, kind: str) -> list[str]:
     if kind == "learner":
-        keys = ("plays", "feedback", "loss_sign", "loss_needs", "prescient")
+        from onlinelab.core.compat import DECLARATIONS, declarer
+        keys, cls = DECLARATIONS, declarer(cls)   # declarations that are properties are read from a default instance
     else:
         keys = ("domain", "psd", "loss_bound", "adaptive", "history_window")
     out = []

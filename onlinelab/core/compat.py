@@ -90,8 +90,23 @@ def _fits_domain(plays: str, domain: str) -> bool:
     return _kind(domain) == plays
 
 
+DECLARATIONS = ("plays", "feedback", "loss_sign", "loss_needs", "prescient")
+
+
+def declarer(learner):
+    """What to read a learner's declarations from: the object, or for a class whose declarations are properties
+    (they depend on hyper-parameters, e.g. log-det OMD's feedback on its sampler) an instance with its defaults."""
+    if isinstance(learner, type) and any(isinstance(getattr(learner, k, None), property) for k in DECLARATIONS):
+        try:
+            return learner()
+        except Exception:  # noqa: BLE001  (a class without defaults: its class attributes are all there is)
+            return learner
+    return learner
+
+
 def mismatch(learner, env) -> str | None:
     """Why ``learner`` cannot play ``env`` (a phrase with ``{env}`` for the environment's label), or None."""
+    learner = declarer(learner)
     plays = getattr(learner, "plays", "any")
     domain = env_domain(env)
     if not _fits_domain(plays, domain):

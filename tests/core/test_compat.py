@@ -18,8 +18,8 @@ def builtin_learners_only(monkeypatch):
 
 
 # on a simplex: the OCO family, the bandit wrappers (exp3, exp3-auer, exp3-ix, logbarrier-bandit) and the stochastic
-# bandit policies (theory §10)
-OCO_FIT = ("bestresp+, d-ucb, epsilon-greedy, exp3, exp3-auer, exp3-ix, ftl, ftl+, ftrl, ftrl+, kl-ucb, "
+# bandit policies (theory §10); delay-copies with its default base (omd) fits wherever omd does
+OCO_FIT = ("bestresp+, d-ucb, delay-copies, epsilon-greedy, exp3, exp3-auer, exp3-ix, ftl, ftl+, ftrl, ftrl+, kl-ucb, "
            "logbarrier-bandit, moss, omd, omd+, optimistic-ftl, optimistic-ftrl, sw-ucb, thompson, ucb1")
 
 
@@ -53,8 +53,8 @@ def test_oja_would_climb_positive_losses():
     assert str(err.value) == (
         "learner 'oja' needs negative semi-definite losses (psd = False) but environment 'switching' declares "
         "positive semi-definite losses (psd = True) (it maximises captured variance, so it would climb these "
-        "losses); learners that fit: bestresp+, ftl, ftl+, ftrl, ftrl+, meg, omd, omd+, optimistic-ftl, "
-        "optimistic-ftrl")
+        "losses); learners that fit: bestresp+, delay-copies, ftl, ftl+, ftrl, ftrl+, logdet-omd, meg, omd, omd+, "
+        "optimistic-ftl, optimistic-ftrl")
 
 
 def test_meg_on_the_fantope():
@@ -66,15 +66,15 @@ def test_meg_on_the_fantope():
 
 def test_prescient_learner_on_an_adaptive_environment():
     with pytest.raises(DomainError, match=r"^learner 'ftl\+' is prescient \(it sees the loss before playing\) but "
-                       r"environment 'top-direction' is adaptive; learners that fit: ftl, ftrl, meg, omd, "
-                       r"optimistic-ftl, optimistic-ftrl$"):
+                       r"environment 'top-direction' is adaptive; learners that fit: delay-copies, ftl, ftrl, "
+                       r"logdet-omd, meg, omd, optimistic-ftl, optimistic-ftrl$"):
         ol.simulate(_never_emitting("top-direction"), [ol.make_learner("ftl+")], T=5)
 
 
 def test_linear_only_learner_on_non_linear_losses():
     with pytest.raises(DomainError, match=r"^learner 'omd\+' needs the linear oracle of its losses but environment "
                        r"'quadratic-ball' emits losses without it \(loss_offers = \['leader'\]\); learners that fit: "
-                       r"bestresp\+, ftl, ftl\+, ftrl, omd, optimistic-ftl, optimistic-ftrl$"):
+                       r"bestresp\+, delay-copies, ftl, ftl\+, ftrl, omd, optimistic-ftl, optimistic-ftrl$"):
         ol.simulate(_never_emitting("quadratic-ball"), [ol.make_learner("omd+")], T=5)
 
 
