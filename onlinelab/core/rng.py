@@ -1,18 +1,30 @@
-"""Seeds and batched random streams: one independent stream per (role, name, replicate), no global RNG.
+"""Seeds and batched random streams: one independent stream per (role, label, environment, replicate), no global RNG.
 
-A run has one root seed.  Every environment and learner gets, for each replicate r,
-the stream ``SeedSequence(root, spawn_key=(role, crc32(name), r))`` — the same keys
-``SeedSequence.spawn`` would assign, but derived from the *name* rather than the
-position in a list, so adding a learner to a run never changes another learner's
-numbers, and replicate r's numbers do not depend on how many replicates run.
+A run has one root seed.  Every stream is ``SeedSequence(root, spawn_key=key + (r,))`` for replicate r,
+where the key is derived from *labels*, never from a position in a list:
 
-`BatchRNG` serves draws for all R replicates at once from per-replicate
+* an environment's stream: ``(role, crc32(environment label))``;
+* a learner's stream: ``(role, crc32(learner label), crc32(environment label))`` — so a learner facing
+  two environments draws independently in each;
+* the shared streams of the feedback models (random delays, Poisson arrivals): the environment's key
+  with their own name (``"delay/<env>"``, ``"arrivals/<env>"``), and an adaptive delay adversary's
+  own stream: the learner's key in role ``"delay"``.
+
+So adding or removing a learner (or an environment) never changes another one's numbers, and
+replicate r's stream does not depend on how many replicates run (see docs/guide/writing-environments.md,
+"Randomness").
+
+:class:`BatchRNG` serves draws for all R replicates at once from per-replicate
 buffers that are refilled in blocks, so the Python loop over replicates runs once
-per block (default 512 draws per replicate), not once per round.
+per block (default 512 draws per replicate), not once per round.  Replicate r's
+draws are its own generator's, in order, whatever R is.
 
->>> rng = BatchRNG.from_seed(0, "learner", "meg", replicates=3)
+>>> rng = BatchRNG.from_seed(0, "learner", "meg", replicates=3, env="spiked-covariance")
 >>> rng.random(2).shape
 (3, 2)
+>>> one = BatchRNG.from_seed(0, "learner", "meg", replicates=1, env="spiked-covariance")
+>>> bool((one.random(2)[0] == BatchRNG.from_seed(0, "learner", "meg", 5, env="spiked-covariance").random(2)[0]).all())
+True
 """
 from __future__ import annotations
 
@@ -20,11 +32,37 @@ import zlib
 
 import numpy as np
 
-ROLES = {"environment": 1, "learner": 2, "game": 3, "data": 4}
+from onlinelab.errors import ConfigError
+
+ROLES = {"environment": 1, "learner": 2, "game": 3, "data": 4, "delay": 5}
 
 
-def seed_sequences(root: int, role: str, name: str, replicates: int) -> list[np.random.SeedSequence]:
-    """One SeedSequence per replicate for the stream of ``name`` in ``role``.
+def stream_key(role: str, name: str, env: str | None = None) -> tuple[int, ...]:
+    """The spawn key of a stream, before its replicate: ``(role, crc32(name))``, plus ``crc32(env)`` when given.
+
+    Parameters
+    ----------
+    role : {"environment", "learner", "game", "data", "delay"}
+        Who draws from the stream.
+    name : str
+        The label of the learner or environment.
+    env : str or None, default None
+        The label of the environment a learner (or a per-learner delay adversary) faces.
+
+    Examples
+    --------
+    >>> stream_key("learner", "meg", "top-direction") != stream_key("learner", "meg", "spiked-covariance")
+    True
+    """
+    if role not in ROLES:
+        raise ConfigError(f"random stream role must be one of {sorted(ROLES)}, got {role!r}")
+    key = (ROLES[role], zlib.crc32(str(name).encode("utf8")))
+    return key if env is None else key + (zlib.crc32(str(env).encode("utf8")),)
+
+
+def seed_sequences(root: int, role: str, name: str, replicates: int,
+                   env: str | None = None) -> list[np.random.SeedSequence]:
+    """One SeedSequence per replicate for the stream of ``name`` in ``role`` (facing environment ``env``).
 
     Parameters
     ----------
@@ -36,8 +74,10 @@ def seed_sequences(root: int, role: str, name: str, replicates: int) -> list[np.
         The label of the learner or environment (its stream depends on the name, not on a position).
     replicates : int
         Number of replicates R.
+    env : str or None, default None
+        The environment label, for a learner's stream (see :func:`stream_key`).
     """
-    key = (ROLES[role], zlib.crc32(name.encode("utf8")))
+    key = stream_key(role, name, env)
     return [np.random.SeedSequence(int(root), spawn_key=key + (r,)) for r in range(replicates)]
 
 
@@ -78,8 +118,10 @@ class BatchRNG:
         self._normal = _Buffer(self.gens, "standard_normal", block)
 
     @classmethod
-    def from_seed(cls, root: int, role: str, name: str, replicates: int, block: int = 512) -> BatchRNG:
-        return cls(seed_sequences(root, role, name, replicates), block=block)
+    def from_seed(cls, root: int, role: str, name: str, replicates: int, block: int = 512,
+                  env: str | None = None) -> BatchRNG:
+        """The streams of ``name`` in ``role`` (facing ``env``), one per replicate (see :func:`seed_sequences`)."""
+        return cls(seed_sequences(root, role, name, replicates, env), block=block)
 
     @property
     def replicates(self) -> int:

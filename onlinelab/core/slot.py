@@ -54,7 +54,7 @@ class Slot:
 
     def __init__(self, label, learner, env, env_label, ctx, seed, tracker):
         self.label, self.learner, self.env, self.env_label = label, learner, env, env_label
-        self.rng = BatchRNG.from_seed(seed, "learner", label, ctx.replicates)
+        self.rng = BatchRNG.from_seed(seed, "learner", label, ctx.replicates, env=env_label)  # onlinelab.core.rng
         self.state = learner.init(ctx, self.rng)
         self.tracker = tracker
         self.recorder = Recorder(ctx.replicates)

@@ -304,16 +304,20 @@ class FeedbackClock:
 
     def __init__(self, model, sim, slots, seed, env_label, T):
         self.sim, self.T, self.model = sim, T, model
-        rng = BatchRNG.from_seed(seed, "environment", f"delay/{env_label}", 1).gens[0]
         self._shared = None
         self._channels = []
+        fresh = [slot for slot in slots if slot.channel is None]
+        if fresh and not model.adaptive:  # one delay sequence for every learner: drawn once (onlinelab.core.rng)
+            model.reset(BatchRNG.from_seed(seed, "environment", f"delay/{env_label}", 1).gens[0], T)
         for slot in slots:
             if slot.channel is not None:  # restored from a checkpoint (onlinelab resume): keep its state
                 slot.channel.resume(self, slot)
                 self._channels.append(slot.channel)
                 continue
-            m = model.clone() if model.adaptive else model
-            m.reset(rng, T)
+            m = model
+            if model.adaptive:  # one adversary per learner, with the learner's own stream in role "delay"
+                m = model.clone()
+                m.reset(BatchRNG.from_seed(seed, "delay", slot.label, 1, env=env_label).gens[0], T)
             ch = _Channel(self, m)
             slot.channel = ch
             self._channels.append(ch)

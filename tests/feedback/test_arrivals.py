@@ -78,7 +78,7 @@ def test_learner_state_equals_updates_on_the_served_blocks():
     e = env.clone()
     e.reset(BatchRNG.from_seed(seed, "environment", label_of(env), 2), T)
     X = [e.emit(k, None).factors for k in range(1, len(times) + 1)]
-    rng = BatchRNG.from_seed(seed, "learner", label_of(lrn), 2)
+    rng = BatchRNG.from_seed(seed, "learner", label_of(lrn), 2, env=label_of(env))
     state = lrn.init(ol.Context(d=4, T=T, replicates=2), rng)
     free, i = 0.0, 0
     while True:

@@ -88,7 +88,7 @@ def test_regret_is_compression_regret():
     from onlinelab.core.rng import BatchRNG
     env2.reset(BatchRNG.from_seed(0, "environment", res.environments[0], 1), 30)
     lrn = ol.make_learner("oja", k=2, qr="block")
-    lrng = BatchRNG.from_seed(0, "learner", res.learners[0], 1)
+    lrng = BatchRNG.from_seed(0, "learner", res.learners[0], 1, env=res.environments[0])
     state = lrn.init(ol.Context(d=6, T=30, replicates=1), lrng)
     comp, S = 0.0, np.zeros((6, 6))
     for t in range(1, 31):

@@ -70,7 +70,7 @@ def _run_spy(learner, T, R, seed):
     finally:
         Spy.reset = orig_reset
     e = seen["env"]
-    draws = BatchRNG.from_seed(seed, "learner", label_of(learner), R)
+    draws = BatchRNG.from_seed(seed, "learner", label_of(learner), R, env=label_of(env))
     return np.array(e.seen), np.array(e.emitted), draws
 
 

@@ -28,9 +28,10 @@ def env_losses(env, T, R, seed):
     return np.stack([np.asarray(e.emit(t, None).G) for t in range(1, T + 1)])
 
 
-def streams(learner, R, seed, kind="random"):
-    """Replicate r's stream of the learner's uniforms (or normals), as one long sequence per replicate."""
-    gens = [np.random.Generator(np.random.PCG64(s)) for s in seed_sequences(seed, "learner", label_of(learner), R)]
+def streams(learner, env, R, seed, kind="random"):
+    """Replicate r's stream of the learner's uniforms (or normals) facing ``env``, one long sequence per replicate."""
+    seqs = seed_sequences(seed, "learner", label_of(learner), R, env=label_of(env))
+    gens = [np.random.Generator(np.random.PCG64(s)) for s in seqs]
     return [iter(getattr(g, kind)(200_000)) for g in gens]
 
 
@@ -50,7 +51,7 @@ def check_against(env, learner, plain, means, T=T, R=R, seed=SEED, kind="random"
     Σ_t Σ_i p_t(i)·(μ*_t − μ_t(i)) for the reward means ``means`` of each round, (T, K) or (K,), and its fraction
     of optimal pulls Σ_t p_t(i*_t)/t."""
     losses = env_losses(env, T, R, seed)
-    u = streams(learner, R, seed, kind)
+    u = streams(learner, env, R, seed, kind)
     plays = np.stack([plain(losses[:, r], u[r]) for r in range(R)], axis=1)       # (T, R, K): p_t per round
     pulls, pseudo, optimal = run_metrics(env, learner, T, R, seed)
     np.testing.assert_allclose(pulls, np.cumsum(plays, axis=0), rtol=0, atol=1e-12)
@@ -139,7 +140,7 @@ def test_thompson_bernoulli_equals_a_plain_loop():
     learner, env = ThompsonSampling(), ol.make_environment("bernoulli-arms")
     losses = env_losses(env, T, R, SEED)
     plays = np.zeros((T, R, 10))
-    for r, seq in enumerate(seed_sequences(SEED, "learner", label_of(learner), R)):
+    for r, seq in enumerate(seed_sequences(SEED, "learner", label_of(learner), R, env=label_of(env))):
         rng = BatchRNG([seq])                          # replicate r's stream alone
         wins, fails = np.zeros(10), np.zeros(10)
         for t in range(T):

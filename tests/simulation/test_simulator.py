@@ -65,12 +65,12 @@ class _Recorder(ol.Environment):
 def test_adaptive_environment_sees_past_actions_only():
     _Recorder.seen = []
     learner = ol.make_learner("logdet-omd", sampler="sparse")
-    ol.simulate(_Recorder(d=3), {"s": learner}, T=6, replicates=2, seed=0)
+    res = ol.simulate(_Recorder(d=3), {"s": learner}, T=6, replicates=2, seed=0)
     # replay the learner by hand with the same streams: its actions must be what the history showed
     from onlinelab.core.protocol import Context, Feedback
     from onlinelab.core.rng import BatchRNG
     ctx = Context(d=3, T=6, replicates=2, psd=True, adaptive=True)
-    rng = BatchRNG.from_seed(0, "learner", "s", 2)
+    rng = BatchRNG.from_seed(0, "learner", "s", 2, env=res.environments[0])
     state = learner.init(ctx, rng)
     actions = []
     for t in range(1, 7):
