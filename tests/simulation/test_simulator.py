@@ -94,7 +94,8 @@ def test_history_actions_are_read_only():
                 history.actions[-1][0, 0] = 5.0
             return ol.FactoredLoss(history.mixed.top_vector(), coef=1.0)
 
-    with pytest.raises(SimulationError, match="read-only"):
+    with pytest.raises(ProtocolError, match=r"environment 'Mutator\(d=3\)' wrote into its history in round 2 "
+                                            r"\(assignment destination is read-only\).*np\.array\(history\.mixed\)"):
         ol.simulate(Mutator(d=3), [ol.make_learner("meg")], T=3)
 
 
@@ -171,7 +172,8 @@ def test_adaptive_environment_cannot_write_into_the_mixed_strategy():
             history.mixed.U[:, 0, 0] = 3.0
             return ol.FactoredLoss(history.mixed.top_vector(), coef=1.0)
 
-    with pytest.raises(SimulationError, match="read-only"):
+    with pytest.raises(ProtocolError, match=r"environment 'Scribbler\(d=3\)' wrote into its history in round 1 "
+                                            r"\(assignment destination is read-only\): history\.mixed"):
         ol.simulate(Scribbler(d=3), [ol.make_learner("meg")], T=3)
 
 
