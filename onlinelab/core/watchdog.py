@@ -47,7 +47,11 @@ def check_timeout(value, field: str = "callback_timeout"):
     if value is None:
         return None
     from onlinelab.core import validation as v
-    return v.positive_float(field, value)
+    seconds = v.real(field, value)
+    if seconds <= 0:
+        raise ConfigError(f"{field} must be a number of seconds > 0, got {value!r}; e.g. {field} = 60, or leave it "
+                          "unset for no limit")
+    return seconds
 
 
 @contextlib.contextmanager

@@ -1,7 +1,8 @@
 """Typed experiment configuration in TOML, validated with errors that name the key and the fix.
 
 A config has a ``[run]`` table (``seed``, ``rounds``, ``replicates``, ``checkpoints``, ``name``,
-``comparator``: ``"exact"``, ``"truth"`` or ``"none"``, and ``compiled``: true or false, see
+``comparator``: ``"exact"``, ``"truth"`` or ``"none"``, ``compiled``: true or false, and
+``callback_timeout``: seconds an environment's ``emit`` or a delay rule may run, see
 `onlinelab.simulate`),
 one ``[[environments]]`` table per environment and one ``[[learners]]`` table per learner, and
 optionally a ``[delay]`` table (delayed feedback, `onlinelab.feedback.delays.make_delay`) or an
@@ -23,11 +24,12 @@ from dataclasses import dataclass, field
 
 from onlinelab.core import validation as v
 from onlinelab.core.registry import environment_class, learner_class
+from onlinelab.core.watchdog import check_timeout
 from onlinelab.errors import ConfigError, ConfigTypeError
 from onlinelab.runs.tomlio import AUTO, dump_toml, read_toml  # noqa: F401  (dump_toml re-exported)
 
 RUN_KEYS = {"name": "run", "seed": 0, "rounds": 1000, "replicates": 8, "checkpoints": 40, "plugins": [],
-            "comparator": "exact", "compiled": True}
+            "comparator": "exact", "compiled": True, "callback_timeout": None}
 TOP_KEYS = ("run", "environments", "learners", "delay", "arrivals")
 
 
@@ -76,6 +78,7 @@ class ExperimentConfig:
     comparator: str = "exact"
     plugins: list = field(default_factory=list)
     compiled: bool = True
+    callback_timeout: float | None = None
 
     def build(self):
         """Instantiate ``(environments, {label: learner})`` from the registry."""
@@ -107,7 +110,8 @@ class ExperimentConfig:
         envs, learners = self.build()
         return simulate(envs, learners, T=self.rounds, replicates=self.replicates, seed=self.seed,
                         checkpoints=self.checkpoints, progress=progress, durable=durable, delay=self.delay,
-                        arrivals=self.arrivals, comparator=self.comparator, compiled=self.compiled)
+                        arrivals=self.arrivals, comparator=self.comparator, compiled=self.compiled,
+                        callback_timeout=self.callback_timeout)
 
 
 def _instantiate(cls, kind, spec: Spec):
@@ -185,6 +189,8 @@ def parse(data: dict) -> ExperimentConfig:
         delay=_table(data, "delay"), arrivals=_table(data, "arrivals"),
         comparator=v.choice("run.comparator", merged["comparator"], ("exact", "truth", "none")),
         plugins=_plugin_paths(merged["plugins"]), compiled=_boolean("run.compiled", merged["compiled"]),
+        callback_timeout=check_timeout(None if merged["callback_timeout"] == AUTO else merged["callback_timeout"],
+                                       "run.callback_timeout"),
     )
     rate = None
     if cfg.arrivals is not None:
@@ -207,6 +213,8 @@ def resolved(cfg: ExperimentConfig) -> dict:
                    "checkpoints": cfg.checkpoints, "comparator": cfg.comparator, "compiled": cfg.compiled},
            "environments": [{"name": e.name, **e.get_params()} for e in envs],
            "learners": [{"name": lrn.name, "label": label, **lrn.get_params()} for label, lrn in learners.items()]}
+    if cfg.callback_timeout is not None:  # no limit is the key left out
+        out["run"]["callback_timeout"] = cfg.callback_timeout
     if cfg.plugins:  # loaded again by `onlinelab run <run dir>/config.toml`; `load_toml` made them absolute
         out["run"]["plugins"] = list(cfg.plugins)
     # [delay] and [arrivals] with every default that has a value (one without, None, is left out: these tables

@@ -155,7 +155,7 @@ def parse_game(data: dict, *, seed=None, rounds=None, replicates=None) -> dict:
         raise ConfigTypeError("a game config needs a [game] table; see onlinelab.experiment.kinds.game for the two "
                               "forms")
     v.known_keys("the config's top level", data, ("run", "game"))
-    game_keys = {k: val for k, val in RUN_KEYS.items() if k != "comparator"}  # a game has no comparator choice
+    game_keys = {k: val for k, val in RUN_KEYS.items() if k not in ("comparator", "callback_timeout")}  # not a game's
     run = run_table(data, game_keys, seed=seed, rounds=rounds, replicates=replicates)
     T = v.integer("run.rounds", run["rounds"], minimum=1)
     R = v.integer("run.replicates", run["replicates"], minimum=1)
