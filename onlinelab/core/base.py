@@ -259,7 +259,10 @@ class Environment(_Params):
     block_rounds: ClassVar[int] = 64
 
     def __init__(self, d: int = 8):
-        self.d = v.integer("d", d, minimum=2)
+        from onlinelab.core.compat import env_domain, is_spectral
+        from onlinelab.core.sizes import check_dimension   # d = 10⁶ is a clear error, not a MemoryError
+        self.d = check_dimension(v.integer("d", d, minimum=2), spectral=is_spectral(str(env_domain(self))),
+                                 where=f"environment {self.name or type(self).__name__!r}")
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
