@@ -28,7 +28,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from onlinelab.core import validation as v
-from onlinelab.errors import ConfigError, LossError
+from onlinelab.errors import ConfigError, DomainError, LossError
 
 
 class _Params:
@@ -234,8 +234,10 @@ def _checked_emit(emit):
 class Environment(_Params):
     """Base class of environments (loss generators).
 
-    Class attributes: ``adaptive`` (reads the history; one instance per learner),
-    ``psd`` (True: every loss ⪰ 0; False: every loss ⪯ 0; None: no sign),
+    Class attributes: ``domain`` (the decision set as a spec string: ``"spectraplex"``, the default,
+    for matrix losses; ``"simplex"``, ``"ball:1"``, ``"box:-1:1"``, ``"euclidean"`` for vector losses, which
+    take the matching domain object; round 1's loss must live on it), ``adaptive`` (reads the history; one
+    instance per learner), ``psd`` (True: every loss ⪰ 0; False: every loss ⪯ 0; None: no sign),
     ``loss_bound`` (declared bound on ‖L_t‖₂, checked every round) and ``history_window``
     (how many past rounds an adaptive environment's history keeps: 1000 by default, so memory
     stays flat in T; ``0`` keeps none, ``None`` keeps every round and grows with T —
@@ -251,6 +253,7 @@ class Environment(_Params):
     """
 
     name: ClassVar[str] = ""
+    domain: ClassVar[str] = "spectraplex"
     adaptive: ClassVar[bool] = False
     psd: ClassVar[bool | None] = None
     loss_bound: ClassVar[float] = 1.0
@@ -268,6 +271,11 @@ class Environment(_Params):
         super().__init_subclass__(**kwargs)
         if "emit" in cls.__dict__:
             cls.emit = _checked_emit(cls.__dict__["emit"])
+        declared = cls.__dict__.get("domain")
+        if not isinstance(declared, str) and hasattr(declared, "kind"):   # a domain object, where a spec is due
+            raise DomainError(f"{cls.__name__} declares domain = {declared!r}, a domain object; declare its spec "
+                              f"string, domain = {getattr(declared, 'spec', 'simplex')!r} (the losses it emits take "
+                              "the object: make_domain(self.domain, self.d) from onlinelab.geometry.specs)")
 
     def reset(self, rng, T: int) -> None:
         """Prepare for a run of T rounds; subclasses that precompute call ``super().reset(rng, T)`` first.

@@ -185,6 +185,58 @@ def check_declarations(env, env_label: str) -> None:
                           "False (losses ⪯ 0) or None (no sign)")
 
 
+def _declares_none(env) -> bool:
+    """Whether ``env`` inherits the base class's default domain (no class of its own, nor the instance, sets one)."""
+    from onlinelab.core.base import Environment
+    return "domain" not in vars(env) and not any("domain" in vars(c) for c in type(env).__mro__
+                                                 if c is not Environment)
+
+
+def check_declared_domain(env, loss, declared, where: str) -> None:
+    """Refuse a loss that lives on another decision set than the one ``env`` declares (the simulator asks on round 1).
+
+    The learners play on the declared set and the comparator minimises over the loss's, so a mismatch would
+    give a wrong curve or a numpy error deep in a learner: a vector loss from an environment that declares a
+    spectral domain (the default ``"spectraplex"`` when it declares none), a matrix loss under a vector
+    domain, or a vector loss on another vector set (docs/guide/experts.md); `onlinelab.simulate` calls it.
+
+    Parameters
+    ----------
+    env : Environment
+        The environment that emitted ``loss``.
+    loss : object
+        Its first loss.
+    declared : Domain or SpectralDomain
+        The set its ``domain`` spec names (`onlinelab.geometry.specs.make_domain`).
+    where : str
+        Where the loss came from, for the message.
+
+    >>> import numpy as np, onlinelab as ol
+    >>> from onlinelab.geometry.specs import make_domain
+    >>> check_declared_domain(ol.Environment(d=2), ol.DenseLoss(np.eye(2)[None]), make_domain("spectraplex", 2), "")
+    """
+    kind, spec = getattr(loss, "kind", None), getattr(declared, "spec", declared)   # a loss of no kind: not checked
+    vector = kind == "vector"
+    dom, name = getattr(loss, "domain", None), type(loss).__name__
+    if declared.spectral and vector:
+        told = ("declares no domain, so it is taken to be 'spectraplex'" if _declares_none(env)
+                else f"declares domain = {spec!r}")
+        raise DomainError(f"{where}: emitted a {name} (a vector loss on {dom!r}) but {told}, where learners play "
+                          f"matrices; declare domain = {getattr(dom, 'spec', 'simplex')!r} on the class")
+    if not declared.spectral and kind == "matrix":
+        raise DomainError(f"{where}: emitted a {name} (a matrix loss) but declares domain = {spec!r}, a vector set; "
+                          f"emit onlinelab.losses.vector.LinearLoss(G, make_domain({spec!r}, d)) (or QuadraticLoss), "
+                          "or declare a spectral domain ('spectraplex', 'fantope:m', 'capped-density:m')")
+    if vector and getattr(dom, "n", declared.n) != declared.n:
+        raise DomainError(f"{where}: emitted a loss on {dom!r}, of dimension {dom.n}, but the environment has "
+                          f"d = {declared.n}; build the loss's domain as make_domain(self.domain, self.d)")
+    if vector and dom is not None and not declared.same_set(dom):
+        raise DomainError(f"{where}: emitted a loss on {dom!r} but declares domain = {spec!r}; the learners play on "
+                          "the declared set and regret would be measured over the loss's: build the loss's domain "
+                          "from the declaration, make_domain(self.domain, self.d), or declare "
+                          f"domain = {getattr(dom, 'spec', spec)!r}")
+
+
 def check_pairings(learners: dict, envs: list, label_of) -> None:
     """`check_pairing` for every (learner, environment) of a run; ``learners`` maps label → learner.
 

@@ -128,7 +128,6 @@ class Domain:
         ----------
         where : str
             Where the points came from, for the message.
-
         y : numpy.ndarray
             Points, one per row, shape ``(R, n)``.
         """
@@ -139,6 +138,26 @@ class Domain:
 
     def describe(self) -> str:
         return f"{self.kind} domain in dimension {self.n}"
+
+    def same_set(self, other) -> bool:
+        """Same kind, dimension and parameters: the simulator asks it of an environment's round-1 loss, whose
+        domain must be the declared one (learners play on the declared set, the comparator on the loss's).
+
+        Parameters
+        ----------
+        other : Domain
+            Another domain.
+
+        >>> Ball(3, radius=2.0).same_set(Ball(3, radius=2)), Ball(3).same_set(Box(3))
+        (True, False)
+        """
+        mine, theirs = self._params(), getattr(other, "_params", tuple)()
+        return (getattr(other, "kind", None) == self.kind and getattr(other, "n", None) == self.n
+                and len(mine) == len(theirs)
+                and all(np.allclose(a, b, rtol=1e-12, atol=1e-15) for a, b in zip(mine, theirs, strict=True)))
+
+    def _params(self) -> tuple:   # the numbers that pick the set among those of its kind and dimension
+        return ()
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.spec!r}, n={self.n})"
@@ -262,6 +281,9 @@ class CappedSimplex(Domain):
     def scale(self):
         return self.total
 
+    def _params(self):
+        return (self.cap, self.total)
+
     @property
     def spec(self):
         return f"capped-simplex:{self.cap:g}:{self.total:g}"
@@ -304,6 +326,9 @@ class Ball(Domain):
     def scale(self):
         return self.radius
 
+    def _params(self):
+        return (self.radius, self.center)
+
     @property
     def spec(self):
         return f"ball:{self.radius:g}"
@@ -342,6 +367,9 @@ class Box(Domain):
     @property
     def scale(self):
         return max(abs(self.lo), abs(self.hi))
+
+    def _params(self):
+        return (self.lo, self.hi)
 
     @property
     def spec(self):

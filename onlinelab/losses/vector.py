@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from onlinelab.errors import DomainError, LossError
+from onlinelab.geometry.domains import Domain
 from onlinelab.losses.matrix import real_array
 
 
@@ -41,6 +42,40 @@ def sup_norm(domain) -> float:
     if domain.kind in ("simplex", "capped-simplex"):
         return float(np.linalg.norm(domain.lmo(np.arange(domain.n, dtype=float)[None, :])[0]))
     return float("inf")
+
+
+def vector_domain(owner: str, domain, n: int) -> Domain:
+    """``domain`` if it is a vector domain object of dimension ``n``, else a DomainError that names what to pass.
+
+    A loss needs the set itself (its comparator minimises over it); the spec string is what an environment
+    declares (``domain = "simplex"``) and what `onlinelab.geometry.specs.make_domain` turns into the object.
+
+    Parameters
+    ----------
+    owner : str
+        The loss class, for the message.
+    domain : Domain
+        The candidate domain.
+    n : int
+        The loss's dimension (its number of columns).
+
+    >>> vector_domain("LinearLoss", "simplex", 3)
+    Traceback (most recent call last):
+    ...
+    onlinelab.errors.DomainError: LinearLoss needs a domain object, not the string 'simplex': ...
+    """
+    if isinstance(domain, str):
+        raise DomainError(f"{owner} needs a domain object, not the string {domain!r}: pass make_domain({domain!r}, "
+                          f"{n}) (from onlinelab.geometry.specs import make_domain), built once in reset, e.g. "
+                          f"self.dom = make_domain(self.domain, self.d); the string is what the environment declares")
+    if not isinstance(domain, Domain):
+        raise DomainError(f"{owner} needs a vector domain object (onlinelab.geometry.domains: Simplex, Ball, Box, "
+                          f"Euclidean; or make_domain('simplex', {n})), got {domain!r}; a spectral domain takes "
+                          "matrix losses (onlinelab.DenseLoss, onlinelab.FactoredLoss)")
+    if domain.n != n:
+        raise DomainError(f"{owner} has {n} coordinates per replicate but its domain {domain!r} has dimension "
+                          f"{domain.n}; build the domain with the loss's dimension, make_domain(spec, {n})")
+    return domain
 
 
 def _dot(a, b) -> np.ndarray:
@@ -124,10 +159,10 @@ class LinearLoss(VectorLoss):
 
     def __init__(self, G, domain):
         self.G = real_array(G, "LinearLoss")
-        self.domain = domain
         self._inf = None
         if self.G.ndim != 2:
             raise LossError(f"LinearLoss needs G of shape (R, n), got {self.G.shape}")
+        self.domain = vector_domain("LinearLoss", domain, self.G.shape[1])
 
     @classmethod
     def trusted(cls, G: np.ndarray, domain) -> LinearLoss:
@@ -225,9 +260,9 @@ class QuadraticLoss(VectorLoss):
     def __init__(self, A, b, domain):
         self.A = real_array(A, "QuadraticLoss A")
         self.b = real_array(b, "QuadraticLoss b")
-        self.domain = domain
         if self.A.ndim != 3 or self.b.ndim != 2 or self.A.shape[:2] != self.b.shape:
             raise LossError(f"QuadraticLoss needs A (R, n, n) and b (R, n), got {self.A.shape} and {self.b.shape}")
+        self.domain = vector_domain("QuadraticLoss", domain, self.b.shape[1])
 
     @property
     def shape(self):

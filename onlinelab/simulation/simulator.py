@@ -26,7 +26,7 @@ from threadpoolctl import threadpool_limits
 from onlinelab.core import validation as v
 from onlinelab.core.base import Environment, Learner, label_of
 from onlinelab.core.blocks import BlockFeed, blocks_match_emit
-from onlinelab.core.compat import check_pairings
+from onlinelab.core.compat import check_declared_domain, check_pairings
 from onlinelab.core.metrics import COMPARATORS, LossTracker
 from onlinelab.core.progress import Progress
 from onlinelab.core.protocol import Context
@@ -37,6 +37,7 @@ from onlinelab.core.sizes import check_run
 from onlinelab.core.slot import Slot, feedback_for  # noqa: F401  (feedback_for: the shared feedback rule, re-exported)
 from onlinelab.core.watchdog import call, time_limit
 from onlinelab.errors import ConfigError, OnlinelabError, SimulationError
+from onlinelab.geometry.specs import make_domain
 from onlinelab.kernels import use_compiled
 from onlinelab.runs.result import Result, build_result
 
@@ -87,7 +88,11 @@ def _run_one(env, env_label, learners, T, R, seed, ckpts, progress, durable=None
     ctx = Context(d=env.d, T=T, replicates=R, loss_bound=env.loss_bound, psd=env.psd, adaptive=env.adaptive,
                   fro_sq_mean=env.fro_sq_mean, domain=getattr(env, "domain", "spectraplex"))
 
+    declared = make_domain(ctx.domain or "spectraplex", env.d)   # the set the learners play
+
     def validate(loss, t):
+        if t == 1:   # round 1's loss lives on the declared set, or no learner updates (onlinelab.core.compat)
+            check_declared_domain(env, loss, declared, f"environment {env_label!r}, round 1")
         loss.validate(f"environment {env_label!r}, round {t}", R, env.d, env.loss_bound, env.psd)
 
     def fresh_env():
@@ -142,6 +147,9 @@ def _run_one(env, env_label, learners, T, R, seed, ckpts, progress, durable=None
                 loss = call(f"emit of environment {env_label!r}", t, shared.emit, t, None)  # onlinelab.core.watchdog
                 validate(loss, t)
                 shared_tracker.add(loss)
+            if feed is not None and t == 1:   # the feed validated it; the declared domain is checked here
+                check_declared_domain(env, loss if block is None else block.stacked, declared,
+                                      f"environment {env_label!r}, round 1")
             timing["env_s"] += time.perf_counter() - b0
             for slot in slots:
                 if block is None:
