@@ -43,6 +43,7 @@ from onlinelab.core.protocol import Context, Play
 from onlinelab.core.registry import register_learner
 from onlinelab.core.rng import categorical_from
 from onlinelab.errors import ConfigError, DomainError
+from onlinelab.kernels import simplex as simplex_kernels
 from onlinelab.learners.mirror_descent import FTRL, OMD
 
 
@@ -142,9 +143,15 @@ class BanditSimplex(Learner):
         losses = G.reshape(n, -1, K)
         R = losses.shape[1]
         rows = np.arange(R)
-        plays, realized = np.empty((n, R, K)), np.empty((n, R))
         uniforms = rng.random(n).T.copy()                       # (n, R): round i's uniform per replicate
         base, inner = self._base, state.inner
+        mirror = base.kernel_mirror(inner)        # 0 entropy, 1 log-barrier, None: the numpy loop below
+        if type(self) in (Exp3, Exp3Auer, LogBarrierBandit) and mirror is not None and (mirror == 0 or
+                                                                                         type(base) is OMD):
+            out = self._kernel_block(state, losses, uniforms)
+            if out is not None:                                 # the compiled loop: the same draws and numbers
+                return out
+        plays, realized = np.empty((n, R, K)), np.empty((n, R))
         for i in range(n):
             inner_play = base.act(inner, rng)
             p = plays[i]
@@ -158,6 +165,24 @@ class BanditSimplex(Learner):
             value = realized[i] = losses[i, rows, arm]          # ℓ_t(I_t) = ⟨ℓ_t, e_{I_t}⟩
             inner = base.update_gradient(inner, inner_play, self._estimate(p, arm, value, onehot))
         return BanditState(inner, K, gamma), plays.reshape(n * R, K), realized
+
+    def _kernel_block(self, state: BanditState, losses, uniforms):
+        """`play_block` through `onlinelab.kernels.simplex.bandit_block` (the inner FTRL's entropy or OMD's
+        log-barrier); None when numba cannot compile here."""
+        n, R, K = losses.shape
+        base, inner = self._base, state.inner
+        ftrl = type(base) is FTRL
+        acc = np.zeros((R, K)) if inner.acc is None else np.array(inner.acc, dtype=float)
+        z, prev = np.array(inner.z, dtype=float), np.empty((R, K))
+        shift = -1.0 if type(self) is Exp3Auer else 0.0           # Exp3-Auer feeds (ℓ − 1)·1{arm}/p
+        out = simplex_kernels.run(simplex_kernels.bandit_block, losses, uniforms, base.alphas(inner.t, n), acc,
+                                  inner.acc is not None, z, float(inner.scale), float(state.gamma), shift,
+                                  -1 if ftrl else base.kernel_mirror(inner), prev)
+        if out is None:
+            return None
+        plays, realized, _ = out
+        inner = inner._replace(z=z, acc=acc if ftrl else None, prev=prev, t=inner.t + n)
+        return BanditState(inner, K, state.gamma), plays.reshape(n * R, K), realized
 
 
 @register_learner("exp3")

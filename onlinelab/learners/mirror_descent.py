@@ -32,7 +32,17 @@ from onlinelab.core.docs import shared_params
 from onlinelab.core.protocol import Play
 from onlinelab.core.registry import register_learner
 from onlinelab.errors import DomainError
-from onlinelab.geometry.mirror import get_mirror, mirror_beta, mirror_range, mirror_solve, mirror_step
+from onlinelab.geometry.mirror import (
+    EntropyMap,
+    LogBarrierMap,
+    get_mirror,
+    mirror_beta,
+    mirror_range,
+    mirror_solve,
+    mirror_step,
+)
+from onlinelab.kernels import compiled_active
+from onlinelab.kernels import simplex as simplex_kernels
 from onlinelab.learners.oco_base import OCO_PARAMS, OCOLearner, OCOState, linear_term, require_linear
 
 
@@ -97,6 +107,21 @@ class _Mirror(OCOLearner):
     def _next_point(self, state, play, g):
         return play.mixed
 
+    def alphas(self, t: int, n: int) -> np.ndarray:
+        """α_{t+1}, …, α_{t+n} as an array (the weights of a block's rounds after round t)."""
+        if self.weights == "constant":
+            return np.ones(n)
+        return np.array([self.alpha(t + 1 + i) for i in range(n)], dtype=float)
+
+    def kernel_mirror(self, state) -> int | None:
+        """Which compiled simplex kernel plays this learner's blocks (`onlinelab.kernels.simplex`): 0 for the
+        entropy, 1 for the log-barrier on the plain simplex; None (the numpy path) for anything else, for a
+        subclass (its methods may differ from the ones the kernel repeats) or with the switch off."""
+        if type(self) not in (FTRL, OMD) or not compiled_active() or state.dom.spectral or state.dom.kind != "simplex":
+            return None
+        mirror = type(self._mirror)
+        return 0 if mirror is EntropyMap else 1 if mirror is LogBarrierMap else None
+
     def bounds(self, ctx) -> list:
         dom, rng_, beta, step = self._resolve(ctx)
         return [ftrl_bound(self.name, rng_, beta, step, self._mirror.dual_stat, self.bounds_assumptions(),
@@ -135,7 +160,11 @@ class FTRL(_Mirror):
             return None
         n, d = block.n, G.shape[-1]
         raw = G.reshape(n, -1, d)                               # (n, R, d): round i's gradient
-        a = np.array([self.alpha(state.t + 1 + i) for i in range(n)])
+        if self.kernel_mirror(state) == 0:                      # Hedge: the compiled loop, same numbers
+            out = self._kernel_block(state, raw)
+            if out is not None:
+                return out
+        a = self.alphas(state.t, n)
         g = raw if np.all(a == 1.0) else a[:, None, None] * raw
         if state.acc is None:          # round 1 plays the start point; acc[i] = Σ up to round i, as update() keeps it
             acc = np.add.accumulate(g, axis=0)
@@ -147,6 +176,18 @@ class FTRL(_Mirror):
             acc = acc[1:]
         R = raw.shape[1]
         return OCOState(plays[-R:], acc[-1].copy(), raw[-1], state.t + n, state.scale, state.dom), plays
+
+    def _kernel_block(self, state, raw):
+        """`play_block` through `onlinelab.kernels.simplex.ftrl_entropy_block`; None when numba cannot compile."""
+        n, R, d = raw.shape
+        acc = np.zeros((R, d)) if state.acc is None else np.array(state.acc, dtype=float)
+        z = np.ascontiguousarray(state.z, dtype=float)
+        plays = simplex_kernels.run(simplex_kernels.ftrl_entropy_block, raw, self.alphas(state.t, n), acc,
+                                    state.acc is not None, z, float(state.scale))
+        if plays is None:
+            return None
+        plays = plays.reshape(n * R, d)
+        return OCOState(plays[-R:], acc, raw[-1], state.t + n, state.scale, state.dom), plays
 
 
 @register_learner("optimistic-ftrl")
@@ -238,6 +279,24 @@ class OMD(_OMDBase):
 
     def _next_point(self, state, play, g):  # from the current iterate: the played one unless feedback was delayed
         return self._mirror_step(state, state.z, g)
+
+    def play_block(self, state, block, rng=None):
+        """A block of linear losses in one compiled loop (`onlinelab.kernels.simplex.omd_block`) with the entropy
+        or the log-barrier on the simplex; else None, and the block is played round by round — the numpy
+        reference, whose numbers the kernel repeats (the entropy bit for bit, the log-barrier to rounding).
+        Returns ``(state, plays)``, plays stacked like the block's losses, (n·R, d)."""
+        G = getattr(block.stacked, "G", None)
+        mirror = self.kernel_mirror(state)
+        if not getattr(block.stacked, "is_linear", False) or G is None or mirror is None or self.feedback != "full":
+            return None
+        n, d = block.n, G.shape[-1]
+        raw = G.reshape(n, -1, d)
+        z = np.array(state.z, dtype=float)
+        plays = simplex_kernels.run(simplex_kernels.omd_block, raw, self.alphas(state.t, n), z, float(state.scale),
+                                    mirror)
+        if plays is None:
+            return None
+        return OCOState(z, None, raw[-1], state.t + n, state.scale, state.dom), plays.reshape(-1, d)
 
 
 @register_learner("omd+")

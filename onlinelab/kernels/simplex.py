@@ -1,0 +1,145 @@
+"""Compiled blocks of rounds for the learners on the simplex: Hedge, entropic and log-barrier OMD, the Exp3 family.
+
+Each kernel plays an oblivious block of n rounds for all R replicates in one loop, repeating the
+numpy reference of the learner operation by operation (theory §3.2 and §8, docs/theory/03-oco-fenchel.md
+and docs/theory/08-bandits-delays.md):
+
+* `ftrl_entropy_block` — Hedge, entropic FTRL on linear losses (`onlinelab.learners.mirror_descent.FTRL`):
+  the running sum of α_t g_t and one softmax per round;
+* `omd_block` — greedy OMD with the entropy or the log-barrier (`onlinelab.learners.mirror_descent.OMD`);
+* `bandit_block` — the wrappers of `onlinelab.learners.bandit_simplex`: ``exp3`` and ``exp3-auer``
+  (entropic FTRL inside) and ``logbarrier-bandit`` (log-barrier OMD inside); the arm of round i is drawn
+  from the uniform the numpy path would use, ``uniforms[i, r]``, so the two paths draw the same arms.
+
+The learners call them through `run`, which binds the shared row helpers (`onlinelab.kernels.rowops`)
+and returns None when numba cannot compile — the learner then runs its numpy path.
+
+>>> import numpy as np
+>>> G = np.zeros((3, 1, 2)); G[:, 0, 0] = 1.0          # 3 rounds, 1 replicate, 2 experts
+>>> acc, z = np.zeros((1, 2)), np.full((1, 2), 0.5)
+>>> plays = run(ftrl_entropy_block, G, np.ones(3), acc, False, z, 1.0)
+>>> plays is None or bool(np.allclose(plays[2, 0], [1 / (1 + np.e ** 2), 1 - 1 / (1 + np.e ** 2)]))
+True
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from onlinelab.kernels import rowops
+from onlinelab.kernels.jit import kernel
+
+ENTROPY, LOG_BARRIER = 0, 1    # the mirror map of an OMD kernel
+
+
+@kernel
+def ftrl_entropy_block(G, alphas, acc, has_acc, z, scale):
+    """Hedge on n rounds: plays (n, R, K); ``acc`` (R, K) is updated in place to Σ_{s≤n} α_s g_s.
+
+    Round i plays softmax(−η·acc) with acc the sum before round i (the start point ``z`` when nothing
+    is summed yet), then adds α_i g_i: as `FTRL.play_block`'s running sum and row-wise solve.
+    """
+    n, R, K = G.shape
+    plays = np.empty((n, R, K))
+    neg = -scale
+    h = np.empty(K)
+    for r in range(R):
+        started = has_acc
+        for i in range(n):
+            if started:
+                for j in range(K):
+                    h[j] = neg * acc[r, j]
+                rowops.softmax_into(h, plays[i, r])
+            else:
+                plays[i, r] = z[r]
+            a = alphas[i]
+            for j in range(K):
+                g = G[i, r, j] if a == 1.0 else a * G[i, r, j]
+                acc[r, j] = acc[r, j] + g if started else g
+            started = True
+    return plays
+
+
+@kernel
+def omd_block(G, alphas, z, scale, mirror):
+    """Greedy OMD on n rounds: plays (n, R, K); ``z`` (R, K) ends as the next iterate (updated in place)."""
+    n, R, K = G.shape
+    plays = np.empty((n, R, K))
+    g, scratch, work, nxt = np.empty(K), np.empty(K), np.empty(K), np.empty(K)
+    for r in range(R):
+        for i in range(n):
+            plays[i, r] = z[r]
+            a = alphas[i]
+            for j in range(K):
+                g[j] = G[i, r, j] if a == 1.0 else a * G[i, r, j]
+            rowops.omd_step_into(mirror, z[r], g, scale, scratch, work, nxt)
+            z[r] = nxt
+    return plays
+
+
+@kernel
+def bandit_block(losses, uniforms, alphas, acc, has_acc, z, scale, gamma, shift, mirror, prev):
+    """Exp3 / Exp3-Auer (``mirror`` = −1: entropic FTRL inside) or the log-barrier bandit (``mirror`` = 1: OMD).
+
+    Round i: the inner play q (FTRL: softmax(−η·acc), or the start ``z`` before any sum; OMD: ``z``);
+    p = (1 − γ) q + γ/K when γ > 0; the arm from ``uniforms[i, r]``; the estimate
+    ((ℓ(arm) + shift)/p(arm))·e_arm (shift −1 for Exp3-Auer's rewards); the inner update.  Returns
+    ``(plays (n, R, K), realized (n, R), arms (n, R))``; ``acc``, ``z`` (the inner point) and ``prev``
+    (the last estimate) are updated in place.
+    """
+    n, R, K = losses.shape
+    plays = np.empty((n, R, K))
+    realized = np.empty((n, R))
+    arms = np.empty((n, R), dtype=np.int64)
+    q, est, g = np.empty(K), np.empty(K), np.empty(K)
+    scratch, work, nxt = np.empty(K), np.empty(K), np.empty(K)
+    neg = -scale
+    keep = 1.0 - gamma
+    add = gamma / K
+    for r in range(R):
+        started = has_acc
+        for i in range(n):
+            if mirror < 0 and started:
+                for j in range(K):
+                    work[j] = neg * acc[r, j]
+                rowops.softmax_into(work, q)
+            else:
+                q[:] = z[r]
+            p = plays[i, r]
+            for j in range(K):
+                p[j] = q[j] if gamma == 0 else q[j] * keep + add
+            arm = rowops.categorical(p, uniforms[i, r])
+            arms[i, r] = arm
+            value = losses[i, r, arm]
+            realized[i, r] = value
+            ratio = (value + shift) / p[arm] if shift != 0 else value / p[arm]
+            for j in range(K):
+                est[j] = 0.0 * ratio                 # ± 0, as one_hot · ratio gives
+            est[arm] = ratio
+            a = alphas[i]
+            for j in range(K):
+                g[j] = est[j] if a == 1.0 else a * est[j]
+            if mirror < 0:                           # FTRL: the running sum; the inner play is its point
+                for j in range(K):
+                    acc[r, j] = acc[r, j] + g[j] if started else g[j]
+                z[r] = q
+            else:
+                rowops.omd_step_into(mirror, z[r], g, scale, scratch, work, nxt)
+                z[r] = nxt
+            started = True
+        prev[r] = est
+    return plays, realized, arms
+
+
+def run(kern, *args):
+    """``kern.call(*args)`` after binding the row helpers; None when numba cannot compile here.
+
+    Parameters
+    ----------
+    kern : onlinelab.kernels.jit.Kernel
+        One of this module's kernels.
+    *args
+        Its arguments (numpy arrays and scalars).
+    """
+    if not rowops.bind():
+        return None
+    return kern.call(*args)
