@@ -86,9 +86,9 @@ def _environments(environment) -> list[Environment]:
 def _run_one(env, env_label, learners, T, R, seed, ckpts, progress, durable=None, delay=None, arrivals=None,
              comparator="exact") -> Result:
     ctx = Context(d=env.d, T=T, replicates=R, loss_bound=env.loss_bound, psd=env.psd, adaptive=env.adaptive,
-                  fro_sq_mean=env.fro_sq_mean, domain=getattr(env, "domain", "spectraplex"))
+                  fro_sq_mean=env.fro_sq_mean, domain=getattr(env, "domain", None) or "spectraplex")
 
-    declared = make_domain(ctx.domain or "spectraplex", env.d)   # the set the learners play
+    declared = make_domain(ctx.domain, env.d)   # the set the learners play (none declared: the spectraplex)
 
     def validate(loss, t):
         if t == 1:   # round 1's loss lives on the declared set, or no learner updates (onlinelab.core.compat)
