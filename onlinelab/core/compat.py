@@ -186,10 +186,10 @@ def check_declarations(env, env_label: str) -> None:
 
 
 def _declares_none(env) -> bool:
-    """Whether ``env`` inherits the base class's default domain (no class of its own, nor the instance, sets one)."""
+    """Whether ``env`` declares no domain: it inherits the base class's default, or sets ``domain = None``."""
     from onlinelab.core.base import Environment
-    return "domain" not in vars(env) and not any("domain" in vars(c) for c in type(env).__mro__
-                                                 if c is not Environment)
+    return getattr(env, "domain", None) is None or ("domain" not in vars(env) and not any(
+        "domain" in vars(c) for c in type(env).__mro__ if c is not Environment))
 
 
 def check_declared_domain(env, loss, declared, where: str) -> None:
