@@ -10,7 +10,8 @@ written twice.
 
 * ``exp3``       — FTRL with the entropy (Hedge) on ℓ̂: p_t ∝ exp(−η Σ_{s<t} ℓ̂_s), no exploration;
   η = √(2 ln K/(KT)) by default; E regret ≤ ln K/η + ηKT/2 [std].
-* ``exp3-auer``  — Auer et al.'s Exp3 (SMPyBandits' ``Exp3``): rewards x = 1 − ℓ, exploration γ,
+* ``exp3-auer``  — Auer et al.'s Exp3 (the update of SMPyBandits' ``Exp3``, which, unlike this one, first
+  pulls each arm once): rewards x = 1 − ℓ, exploration γ,
   p = (1 − γ) q + γ/K with q ∝ w, w_i ← w_i exp(γ x̂_i/K): the same entropic FTRL with η = γ/K
   fed −x̂ (an unbiased estimate of ℓ − 1; the shift by 1 leaves q unchanged).
   Bound G_max − E G ≤ (e − 1) γ G_max + K ln K/γ [paper].
@@ -215,7 +216,9 @@ class Exp3(BanditSimplex):
 
 @register_learner("exp3-auer")
 class Exp3Auer(BanditSimplex):
-    """Exp3 of Auer et al. (2002) on rewards 1 − ℓ with exploration γ — SMPyBandits' ``Exp3``.
+    """Exp3 of Auer et al. (2002) on rewards 1 − ℓ with exploration γ, sampling from round 1 (theory §8).
+
+    Its update is SMPyBandits' ``Exp3``'s; SMPyBandits also plays each arm once before it samples.
 
     Parameters
     ----------
