@@ -30,7 +30,15 @@ from onlinelab.bounds.bandits import changing_rate
 from onlinelab.core import validation as v
 from onlinelab.core.registry import register_learner
 from onlinelab.errors import ConfigError
-from onlinelab.learners.stochastic_base import StochasticBandit, add_reward, fresh_stats, safe_counts, unplayed_first
+from onlinelab.learners.index_bandits import index_compiled
+from onlinelab.learners.stochastic_base import (
+    StochasticBandit,
+    add_reward,
+    fresh_stats,
+    rounds_ahead,
+    safe_counts,
+    unplayed_first,
+)
 
 
 def _xi_and_scale(xi, scale, name) -> tuple[float, float]:
@@ -111,6 +119,14 @@ class SlidingWindowUCB(_Forgetting):
         state.pos[0] = (j + 1) % state.arms.shape[1]
         return add_reward(state, arm, x)
 
+    def _compiled_block(self, state, losses, rng):
+        m, tau, pos = losses.shape[0], state.arms.shape[1], int(state.pos[0])
+        pre = np.log(np.clip(rounds_ahead(state.n, m), 1.0, tau))
+        out = index_compiled(3, state, losses, pre, a=self.scale, b=self.xi, window=(state.arms, state.rewards, pos))
+        if out is not None:
+            state.pos[0] = (pos + m) % tau
+        return out
+
 
 @register_learner("d-ucb")
 class DiscountedUCB(_Forgetting):
@@ -144,7 +160,7 @@ class DiscountedUCB(_Forgetting):
 
     def _choose(self, state, rng):
         N = safe_counts(state.N)
-        total = np.maximum(state.N.sum(axis=1, keepdims=True), 1.0)
+        total = np.maximum(np.add.accumulate(state.N, axis=1)[:, -1:], 1.0)     # Σ_i N_i, left to right
         bonus = 2 * self.scale * np.sqrt(self.xi * np.log(total) / N)
         return unplayed_first(state.S / N + bonus, state.N).argmax(axis=1), None
 
@@ -153,6 +169,9 @@ class DiscountedUCB(_Forgetting):
             state.N[...] *= state.gamma
             state.S[...] *= state.gamma
         return add_reward(state, arm, x)
+
+    def _compiled_block(self, state, losses, rng):
+        return index_compiled(4, state, losses, np.zeros((1, 1)), a=2 * self.scale, b=self.xi, gamma=state.gamma)
 
 
 class DiscountState(NamedTuple):

@@ -22,7 +22,8 @@ from onlinelab.core import validation as v
 from onlinelab.core.registry import register_learner
 from onlinelab.core.rng import categorical_from
 from onlinelab.errors import ConfigError
-from onlinelab.learners.stochastic_base import StochasticBandit, safe_counts, unplayed_first
+from onlinelab.kernels.stochastic_sampling import epsilon_greedy_block
+from onlinelab.learners.stochastic_base import StochasticBandit, play_compiled, safe_counts, unplayed_first
 
 
 @register_learner("epsilon-greedy")
@@ -66,3 +67,8 @@ class EpsilonGreedy(StochasticBandit):
         p = np.broadcast_to(eps / K, state.N.shape).copy()
         p[np.arange(p.shape[0]), greedy] += 1.0 - eps[:, 0]
         return categorical_from(p, rng.random()), p
+
+    def _compiled_block(self, state, losses, rng):
+        return play_compiled(epsilon_greedy_block, state, losses, rng, [("random", 1)],
+                             lambda draws, plays, realized: (state.N, state.S, state.n, draws[0], losses, plays,
+                                                             realized, self.c, self.d))

@@ -29,7 +29,43 @@ from onlinelab.core import validation as v
 from onlinelab.core.registry import register_learner
 from onlinelab.errors import ConfigError
 from onlinelab.geometry.kl import kl_ucb_bernoulli, kl_ucb_gaussian
-from onlinelab.learners.stochastic_base import StochasticBandit, fresh_stats, safe_counts, unplayed_first
+from onlinelab.kernels.stochastic import index_block, klucb_block
+from onlinelab.learners.stochastic_base import (
+    StochasticBandit,
+    fresh_stats,
+    play_compiled,
+    rounds_ahead,
+    safe_counts,
+    unplayed_first,
+)
+
+_NO_WINDOW = (np.full((1, 1), -1, dtype=np.int64), np.zeros((1, 1)), 0)
+_NO_NORMALS = np.zeros((1, 1, 1))
+
+
+def index_compiled(code: int, state, losses, pre, a=0.0, b=0.0, window=_NO_WINDOW, gamma=1.0, rng=None):
+    """A block of the index policy ``code`` by `onlinelab.kernels.stochastic.index_block` (None: numpy path).
+
+    Parameters
+    ----------
+    code : int
+        The policy (0 UCB1, 1 MOSS, 2 Gaussian KL-UCB, 3 SW-UCB, 4 D-UCB, 5 Gaussian Thompson sampling).
+    state : NamedTuple
+        A copy of the state (written in place).
+    losses : numpy.ndarray
+        The block's losses, (n, R, K).
+    pre : numpy.ndarray
+        The per-round numbers the index takes from the reference, (R, n) (see the kernel's module).
+    a, b, window, gamma
+        The policy's constants, SW-UCB's window (arms, rewards, position) and D-UCB's discount.
+    rng : BatchRNG or None
+        Gaussian Thompson sampling's streams (K normals a round); None for the index policies, which draw nothing.
+    """
+    pre = np.ascontiguousarray(pre, dtype=float)
+    takes = [("normal", state.N.shape[1])] if rng is not None else []
+    return play_compiled(index_block, state, losses, rng, takes, lambda draws, plays, realized: (
+        code, state.N, state.S, pre, losses, plays, realized, float(a), float(b), window[0], window[1],
+        int(window[2]), float(gamma), draws[0] if draws else _NO_NORMALS))
 
 FAMILIES = ("bernoulli", "gaussian")
 _GRID = np.unique(np.concatenate([np.arange(1.0, 101.0), np.round(np.geomspace(100, 1e12, 221))]))
@@ -113,6 +149,9 @@ class UCB1(StochasticBandit):
         index = state.S / N + np.sqrt(2.0 * np.log(np.maximum(state.n, 1.0)) / N)
         return unplayed_first(index, state.N).argmax(axis=1), None
 
+    def _compiled_block(self, state, losses, rng):
+        return index_compiled(0, state, losses, np.log(np.maximum(rounds_ahead(state.n, losses.shape[0]), 1.0)))
+
 
 class MOSSState(NamedTuple):
     """`onlinelab.learners.stochastic_base.ArmStats` and MOSS's T/K."""
@@ -150,6 +189,9 @@ class MOSS(StochasticBandit):
         N = safe_counts(state.N)
         index = state.S / N + np.sqrt(np.maximum(np.log(state.scale / N), 0.0) / N)
         return unplayed_first(index, state.N).argmax(axis=1), None
+
+    def _compiled_block(self, state, losses, rng):
+        return index_compiled(1, state, losses, np.zeros((1, 1)), a=state.scale)
 
 
 @register_learner("kl-ucb")
@@ -210,3 +252,12 @@ class KLUCB(StochasticBandit):
         else:
             index = kl_ucb_gaussian(mean, level, self.sigma)
         return unplayed_first(index, state.N).argmax(axis=1), None
+
+    def _compiled_block(self, state, losses, rng):
+        f = np.ascontiguousarray(np.broadcast_to(self.level(rounds_ahead(state.n, losses.shape[0])),
+                                                 (state.N.shape[0], losses.shape[0])), dtype=float)
+        if self.family == "gaussian":
+            return index_compiled(2, state, losses, f, a=self.sigma)
+        work = [np.empty(state.N.shape) for _ in range(4)] + [np.empty(state.N.shape, dtype=bool) for _ in range(2)]
+        return play_compiled(klucb_block, state, losses, None, (), lambda draws, plays, realized: (
+            state.N, state.S, f, losses, plays, realized, *work))

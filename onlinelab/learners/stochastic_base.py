@@ -35,7 +35,9 @@ import numpy as np
 from onlinelab.core.base import Learner
 from onlinelab.core.protocol import Play
 from onlinelab.errors import DomainError
+from onlinelab.kernels import compiled_active
 from onlinelab.learners.bandit_simplex import one_hot
+from onlinelab.learners.stochastic_draws import take_rounds
 
 
 class ArmStats(NamedTuple):
@@ -178,6 +180,11 @@ class StochasticBandit(Learner):
             return None
         n, K = block.n, state.N.shape[1]
         losses = G.reshape(n, -1, K)
+        compiled = type(self).__dict__.get("_compiled_block")    # the built-in class itself, not a user's subclass
+        if compiled is not None and compiled_active():
+            out = compiled(self, self._copy(state), np.ascontiguousarray(losses, dtype=float), rng)
+            if out is not None:
+                return out
         rewards = (1.0 - losses).reshape(n, -1)              # 1 − ℓ, as update computes it from ℓ_t(I_t)
         arms = np.empty(losses.shape[:2], dtype=np.intp)
         mixed: dict[int, np.ndarray] = {}                   # rounds whose p_t is not the one-hot of the arm
@@ -193,3 +200,59 @@ class StochasticBandit(Learner):
             plays[i] = p
         realized = np.take_along_axis(losses, arms[:, :, None], axis=2)[:, :, 0]
         return state, plays.reshape(-1, K), realized
+
+
+def rounds_ahead(n: np.ndarray, m: int) -> np.ndarray:
+    """n + i for the block's rounds i = 0 … m − 1: the rewards observed before each round, (R, m).
+
+    Parameters
+    ----------
+    n : numpy.ndarray
+        Rewards observed before the block, (R, 1).
+    m : int
+        The block's rounds.
+    """
+    return n + np.arange(m, dtype=float)
+
+
+def play_compiled(kern, state, losses: np.ndarray, rng, takes, args):
+    """Play a block with the compiled kernel ``kern``; ``(state, plays, realized)``, or None for the numpy path.
+
+    ``takes`` are the draws each round makes from ``rng`` (`onlinelab.learners.stochastic_draws.take_rounds`:
+    the numbers the numpy rounds would take, the streams left where they would leave them); ``args(draws,
+    plays, realized)`` builds the kernel's arguments, ``plays`` (n, R, K) zeros and ``realized`` (n, R).  The
+    state's ``n`` grows by the block's rounds.  If the kernel's first call cannot compile, the streams are
+    put back and None returned, so the numpy path draws the same numbers.
+
+    Parameters
+    ----------
+    kern : onlinelab.kernels.Kernel
+        The block kernel.
+    state : NamedTuple
+        A copy of the learner's state (its arrays are written in place).
+    losses : numpy.ndarray
+        The block's losses, (n, R, K).
+    rng : BatchRNG
+        The learner's streams.
+    takes : list of (str, int)
+        ``("normal" | "random", k)`` per draw of a round.
+    args : callable
+        The kernel's arguments from the draws and the output arrays.
+    """
+    if kern.get() is None:
+        return None
+    n, R, K = losses.shape
+    saved = None
+    if takes and not kern._first_call_ready:      # a first call may still fail to compile: keep the streams
+        saved = [(b, b.data, b.pos) for b in (rng._uniform, rng._normal)], [g.bit_generator.state for g in rng.gens]
+    draws = [np.ascontiguousarray(a) for a in take_rounds(rng, takes, n)] if takes else []
+    plays, realized = np.zeros((n, R, K)), np.empty((n, R))
+    if kern.call(*args(draws, plays, realized)) is None:
+        if saved is not None:
+            for b, data, pos in saved[0]:
+                b.data, b.pos = data, pos
+            for g, st in zip(rng.gens, saved[1], strict=True):
+                g.bit_generator.state = st
+        return None
+    state.n[...] += n
+    return state, plays.reshape(n * R, K), realized

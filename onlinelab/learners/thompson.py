@@ -28,54 +28,10 @@ import numpy as np
 
 from onlinelab.bounds.bandits import asymptotic_rate
 from onlinelab.core.registry import register_learner
-from onlinelab.learners.index_bandits import check_family
-from onlinelab.learners.stochastic_base import StochasticBandit, add_reward, safe_counts, unplayed_first
-
-
-def standard_gamma(shape: np.ndarray, rng) -> np.ndarray:
-    """Gamma(shape, 1) variates for every entry of ``shape`` ≥ 1, (R, m), by Marsaglia and Tsang (2000).
-
-    With d = shape − 1/3 and c = 1/√(9d): draw z ~ N(0, 1) and u ~ U(0, 1), set v = (1 + cz)³, and accept
-    d·v when v > 0 and ln u < z²/2 + d − dv + d ln v; the accepted value is exactly Gamma(shape)-distributed.
-    Every entry's first try takes one normal and one uniform of its replicate's stream (``rng.normal(m)``,
-    ``rng.random(m)``); a rejected entry tries again with single draws from its replicate's generator
-    (``rng.gens[r]``), normal then uniform, until it is accepted (at most about 5 % of tries are rejected
-    at shape 1, fewer as the shape grows).
-
-    Parameters
-    ----------
-    shape : numpy.ndarray
-        Shapes ≥ 1, (R, m).
-    rng : BatchRNG
-        The learner's streams.
-
-    Examples
-    --------
-    >>> from onlinelab.core.rng import BatchRNG
-    >>> g = standard_gamma(np.full((2, 4000), 3.0), BatchRNG.from_seed(0, "learner", "demo", 2))
-    >>> bool(abs(g.mean() - 3.0) < 0.1)
-    True
-    """
-    d = shape - 1.0 / 3.0
-    c = 1.0 / np.sqrt(9.0 * d)
-    z, u = rng.normal(shape.shape[1]), rng.random(shape.shape[1])
-    v = 1.0 + c * z
-    v = v * v * v
-    ok = (v > 0) & (np.log(u) < 0.5 * z * z + d - d * v + d * np.log(np.maximum(v, 1e-300)))
-    out = d * v
-    if not ok.all():
-        for r, j in zip(*np.nonzero(~ok), strict=True):
-            out[r, j] = _gamma_retry(float(d[r, j]), float(c[r, j]), rng.gens[r])
-    return out
-
-
-def _gamma_retry(d: float, c: float, gen) -> float:
-    while True:
-        z = gen.standard_normal()
-        u = gen.random()
-        v = (1.0 + c * z) ** 3
-        if v > 0 and np.log(u) < 0.5 * z * z + d - d * v + d * np.log(v):
-            return d * v
+from onlinelab.kernels.stochastic_sampling import thompson_bernoulli_block
+from onlinelab.learners.index_bandits import check_family, index_compiled
+from onlinelab.learners.stochastic_base import StochasticBandit, add_reward, play_compiled, safe_counts, unplayed_first
+from onlinelab.learners.stochastic_draws import pool_size, pooled_gamma
 
 
 @register_learner("thompson")
@@ -116,7 +72,9 @@ class ThompsonSampling(StochasticBandit):
     def _choose(self, state, rng):
         K = state.N.shape[1]
         if self.family == "bernoulli":
-            g = standard_gamma(np.concatenate([1.0 + state.S, 1.0 + state.N - state.S], axis=1), rng)
+            width = 2 * K + pool_size(2 * K)
+            z, u = rng.normal(width), rng.random(width)
+            g = pooled_gamma(np.concatenate([1.0 + state.S, 1.0 + state.N - state.S], axis=1), z, u)
             draw = g[:, :K] / (g[:, :K] + g[:, K:])              # Beta(1 + S, 1 + F)
             return draw.argmax(axis=1), None
         N = safe_counts(state.N)
@@ -127,3 +85,13 @@ class ThompsonSampling(StochasticBandit):
         if self.family == "bernoulli":
             x = (rng.random() < x).astype(float)     # the Bernoulli trial: 1 with probability x
         return add_reward(state, arm, x)
+
+    def _compiled_block(self, state, losses, rng):
+        K = state.N.shape[1]
+        if self.family == "gaussian":
+            return index_compiled(5, state, losses, np.zeros((1, 1)), a=self.sigma, rng=rng)
+        width = 2 * K + pool_size(2 * K)
+        return play_compiled(thompson_bernoulli_block, state, losses, rng,
+                             [("normal", width), ("random", width), ("random", 1)],
+                             lambda draws, plays, realized: (state.N, state.S, draws[0], draws[1], draws[2][:, :, 0],
+                                                             losses, plays, realized))

@@ -2,6 +2,7 @@
 algorithm written here, one replicate at a time; blocks, delay = 0 and round-by-round play agree bit for bit; delayed
 runs work; Thompson sampling's Beta posteriors are exact; bad input is refused with the field, value and fix."""
 import copy
+import itertools
 
 import numpy as np
 import pytest
@@ -123,29 +124,33 @@ def test_kl_ucb_gaussian_equals_a_plain_loop():
                                                                  / N)), [0.0, 0.4, 0.5])
 
 
-def marsaglia_tsang(shape, z, u, gen):
-    """One Gamma(shape) variate: the first try from (z, u), further tries from gen (a normal, then a uniform)."""
+def marsaglia_tsang(shape, tries):
+    """One Gamma(shape) variate from an iterator of (z, u) tries: the first accepted, or d if the tries run out."""
     d = shape - 1 / 3
     c = 1 / np.sqrt(9 * d)
-    while True:
+    for z, u in tries:
         v = (1 + c * z) ** 3
         if v > 0 and np.log(u) < z * z / 2 + d - d * v + d * np.log(v):
             return d * v
-        z, u = gen.standard_normal(), gen.random()
+    return d
 
 
 def test_thompson_bernoulli_equals_a_plain_loop():
-    """Beta(1 + S, 1 + F) draws as G_a/(G_a + G_b), Gamma variates by Marsaglia and Tsang from the replicate's
-    stream (its normals and uniforms as BatchRNG serves them to one replicate), then a Bernoulli trial."""
+    """Beta(1 + S, 1 + F) draws as G_a/(G_a + G_b), Gamma variates by Marsaglia and Tsang: each round takes 20 + P
+    normals and uniforms of the replicate's stream (as BatchRNG serves them to one replicate); variate j tries
+    pair j, then the rejected ones share pairs 20, 21, … in order; then a Bernoulli trial with one more uniform."""
+    from onlinelab.learners.stochastic_draws import pool_size
     learner, env = ThompsonSampling(), ol.make_environment("bernoulli-arms")
     losses = env_losses(env, T, R, SEED)
-    plays = np.zeros((T, R, 10))
+    plays, width = np.zeros((T, R, 10)), 20 + pool_size(20)
     for r, seq in enumerate(seed_sequences(SEED, "learner", label_of(learner), R, env=label_of(env))):
         rng = BatchRNG([seq])                          # replicate r's stream alone
         wins, fails = np.zeros(10), np.zeros(10)
         for t in range(T):
-            z, u = rng.normal(20)[0], rng.random(20)[0]
-            g = [marsaglia_tsang(s, z[j], u[j], rng.gens[0]) for j, s in enumerate(np.r_[1 + wins, 1 + fails])]
+            z, u = rng.normal(width)[0], rng.random(width)[0]
+            pool = iter(zip(z[20:], u[20:], strict=True))
+            shapes = np.r_[1 + wins, 1 + fails]
+            g = [marsaglia_tsang(s, itertools.chain([(z[j], u[j])], pool)) for j, s in enumerate(shapes)]
             a = int(np.argmax([g[i] / (g[i] + g[10 + i]) for i in range(10)]))
             plays[t, r, a] = 1.0
             success = rng.random()[0] < 1.0 - losses[t, r, a]
@@ -351,13 +356,51 @@ def test_unknown_family_and_instance_name():
         ol.make_environment("bernoulli-arms", means="hard")
 
 
+def ks_limit(n: int, alpha: float = 1e-3) -> float:
+    """The Kolmogorov–Smirnov statistic's critical value at level alpha for n samples, √(ln(2/α)/(2n))
+    (the asymptotic Kolmogorov tail 2·exp(−2nD²)): a correct sampler exceeds it with probability about α."""
+    return float(np.sqrt(np.log(2 / alpha) / (2 * n)))
+
+
 @pytest.mark.parametrize("a, b", [(1.0, 1.0), (3.0, 8.0), (120.0, 40.0)])
-def test_gamma_ratio_draws_are_beta(a, b):
-    """Kolmogorov–Smirnov against the Beta(a, b) CDF: 20 000 draws of G_a/(G_a + G_b) (one replicate's stream)."""
+def test_pooled_gamma_ratio_draws_are_beta(a, b):
+    """Kolmogorov–Smirnov against Beta(a, b): 20 000 draws of G_a/(G_a + G_b), Gamma variates from rounds of
+    2·10 000 own pairs and a pool (theory §10); the statistic stays below its 1e-3 critical value."""
     from scipy import stats
 
-    from onlinelab.learners.thompson import standard_gamma
+    from onlinelab.learners.stochastic_draws import pool_size, pooled_gamma
+    m = 20_000
     rng = BatchRNG.from_seed(3, "learner", "ks", 2)
-    g = standard_gamma(np.concatenate([np.full((2, 10_000), a), np.full((2, 10_000), b)], axis=1), rng)
-    theta = (g[:, :10_000] / (g[:, :10_000] + g[:, 10_000:])).ravel()
-    assert stats.kstest(theta, stats.beta(a, b).cdf).pvalue > 1e-3
+    width = m + pool_size(m)
+    g = pooled_gamma(np.concatenate([np.full((2, m // 2), a), np.full((2, m // 2), b)], axis=1),
+                     rng.normal(width), rng.random(width))
+    theta = (g[:, :m // 2] / (g[:, :m // 2] + g[:, m // 2:])).ravel()
+    assert stats.kstest(theta, stats.beta(a, b).cdf).statistic < ks_limit(theta.size)
+
+
+@pytest.mark.parametrize("shape", [1.0, 2.5, 30.0])
+def test_pooled_gamma_is_gamma_and_its_pool_draws_too(shape):
+    """Every variate, and separately those whose own try was rejected (so they come from the pool), follow
+    Gamma(shape): Kolmogorov–Smirnov below the 1e-3 critical value of each sample size.  Rounds of 20 variates
+    and their pool, 10 000 rounds × 2 replicates (the learner's round shape)."""
+    from scipy import stats
+
+    from onlinelab.learners.stochastic_draws import pool_size, pooled_gamma
+    rng = BatchRNG.from_seed(5, "learner", "ks-gamma", 2)
+    width, rounds = 20 + pool_size(20), 10_000 if shape == 1.0 else 3_000
+    shapes = np.full((2, 20), shape)
+    d, c = shape - 1 / 3, 1 / np.sqrt(9 * (shape - 1 / 3))
+    every, pooled = [], []
+    for _ in range(rounds):
+        z, u = rng.normal(width), rng.random(width)
+        g = pooled_gamma(shapes, z, u)
+        v = (1 + c * z[:, :20]) ** 3
+        with np.errstate(invalid="ignore"):
+            first = (v > 0) & (np.log(u[:, :20]) < z[:, :20] ** 2 / 2 + d - d * v + d * np.log(np.maximum(v, 1e-300)))
+        every.append(g.ravel())
+        pooled.append(g[~first])
+    every, pooled = np.concatenate(every), np.concatenate(pooled)
+    assert stats.kstest(every, stats.gamma(shape).cdf).statistic < ks_limit(every.size)
+    if shape == 1.0:                         # about 4.8 % rejected: ~19 000 pool draws
+        assert pooled.size > 10_000
+        assert stats.kstest(pooled, stats.gamma(shape).cdf).statistic < ks_limit(pooled.size)

@@ -1,0 +1,159 @@
+"""Compiled blocks of the stochastic index policies: UCB1, MOSS, KL-UCB, SW-UCB, D-UCB (theory §10).
+
+Each kernel plays n rounds of an oblivious block for R replicates in one call, with the arithmetic of
+the learner's numpy reference (onlinelab/learners/index_bandits.py, changing_bandits.py) written in the
+same order, so the plays are the same, bit for bit where the elementary functions (log, sqrt) agree.
+Per round and replicate: the index of every arm (+inf for an arm without rewards, so each arm is
+pulled once first, lowest first), the first arm of largest index, its loss ℓ = ``losses[i, r, arm]``
+(written to ``realized``) and its reward 1 − ℓ added to the statistics ``N``, ``S`` (modified in place).
+``plays`` (n, R, K), zero on entry, gets the one-hot vector of each arm.
+
+Index codes of `index_block` (``pre[r, i]`` is computed by the learner in numpy, so that it is the
+reference's own number; μ̂ = S/N):
+
+* 0 UCB1 — μ̂ + √(2·pre/N), pre = ln max(n, 1);
+* 1 MOSS — μ̂ + √(max(ln(a/N), 0)/N), a = T/K;
+* 2 KL-UCB, Gaussian kl — μ̂ + a·√(2·max(pre/N, 0)), pre = f(n), a = σ;
+* 3 SW-UCB — μ̂ + a·√(b·pre/N) on the window's statistics, pre = ln clip(n, 1, τ), a = B, b = ξ;
+* 4 D-UCB — μ̂ + a·√(b·ln max(Σ_j N_j, 1)/N) with discounted statistics, a = 2B, b = ξ;
+* 5 Gaussian Thompson sampling — the posterior draw μ̂ + (a/√N)·z, a = σ, z the round's normals.
+
+`klucb_block` solves the Bernoulli KL-UCB index by the Newton iteration of
+`onlinelab.geometry.kl.kl_ucb_bernoulli`, in lockstep over all replicates and arms of a round (the
+reference stops when the largest step of the round is below 1e-12, so the kernel does too).
+
+>>> import numpy as np
+>>> N, S = np.ones((1, 2)), np.array([[0.2, 0.9]])
+>>> plays, realized = np.zeros((1, 1, 2)), np.zeros((1, 1))
+>>> window = (np.zeros((1, 1), np.int64), np.zeros((1, 1)), 0)
+>>> index_block.call(0, N, S, np.log(np.full((1, 1), 2.0)), np.zeros((1, 1, 2)), plays, realized,
+...                  0.0, 0.0, *window, 1.0, np.zeros((1, 1, 1))) in (True, None)
+True
+>>> plays[0, 0].tolist() in ([0.0, 1.0], [0.0, 0.0])     # [0, 0]: numba cannot compile here
+True
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from onlinelab.kernels.jit import kernel
+
+NEWTON_TOL = 1e-12     # as onlinelab.geometry.kl (the kernels layer imports nothing above it)
+MAX_NEWTON = 60
+
+
+@kernel
+def index_block(code, N, S, pre, losses, plays, realized, a, b, warms, wrewards, pos, gamma, z):  # noqa: PLR0912
+    """n rounds of the index policy ``code`` (module docstring); ``warms``/``wrewards``/``pos`` are SW-UCB's
+    window (arms, −1 when empty; rewards; the slot the next reward overwrites), ``gamma`` D-UCB's discount,
+    ``z`` (R, n, K) Gaussian Thompson sampling's normals."""
+    n, R, K = losses.shape
+    tau = warms.shape[1]
+    for r in range(R):
+        j = pos
+        for i in range(n):
+            log_total = 0.0
+            if code == 4:
+                total = N[r, 0]
+                for k in range(1, K):
+                    total += N[r, k]
+                log_total = math.log(max(total, 1.0))
+            best, best_v = 0, -np.inf
+            for k in range(K):
+                Nk = N[r, k]
+                if Nk == 0:
+                    v = np.inf
+                elif code == 0:
+                    v = S[r, k] / Nk + math.sqrt(2.0 * pre[r, i] / Nk)
+                elif code == 1:
+                    v = S[r, k] / Nk + math.sqrt(max(math.log(a / Nk), 0.0) / Nk)
+                elif code == 2:
+                    v = S[r, k] / Nk + a * math.sqrt(2.0 * max(pre[r, i] / Nk, 0.0))
+                elif code == 3:
+                    v = S[r, k] / Nk + a * math.sqrt(b * pre[r, i] / Nk)
+                elif code == 5:
+                    v = S[r, k] / Nk + (a / math.sqrt(Nk)) * z[r, i, k]
+                else:
+                    v = S[r, k] / Nk + a * math.sqrt(b * log_total / Nk)
+                if k == 0 or v > best_v:
+                    best, best_v = k, v
+            loss = losses[i, r, best]
+            x = 1.0 - loss
+            realized[i, r] = loss
+            plays[i, r, best] = 1.0
+            if code == 3:
+                old = warms[r, j]
+                if old >= 0:                         # the window is full: drop its oldest reward
+                    N[r, old] -= 1.0
+                    S[r, old] -= wrewards[r, j]
+                warms[r, j] = best
+                wrewards[r, j] = x
+                j = (j + 1) % tau
+            elif code == 4 and gamma != 1.0:
+                for k in range(K):
+                    N[r, k] *= gamma
+                    S[r, k] *= gamma
+            N[r, best] += 1.0
+            S[r, best] += x
+    return True
+
+
+@kernel
+def klucb_block(N, S, level, losses, plays, realized, p, lvl, q, neg_c, live, top):  # noqa: PLR0912
+    """n rounds of Bernoulli KL-UCB; ``level[r, i]`` = f(n) of the reference; ``p``, ``lvl``, ``q``, ``neg_c``
+    (R, K) float and ``live``, ``top`` (R, K) bool are work arrays."""
+    n, R, K = losses.shape
+    for i in range(n):
+        any_live = False
+        for r in range(R):
+            for k in range(K):
+                Nk = N[r, k] if N[r, k] != 0 else 1.0
+                pk = min(max(S[r, k] / Nk, 0.0), 1.0)
+                lk = max(level[r, i] / Nk, 0.0)
+                p[r, k], lvl[r, k] = pk, lk
+                live[r, k] = pk > 0.0 and pk < 1.0 and lk > 0.0
+                top[r, k] = False
+                if live[r, k]:
+                    any_live = True
+                    q_of_p = 1.0 - pk
+                    nc = -(pk * math.log(pk) + q_of_p * math.log(q_of_p)) + lk
+                    neg_c[r, k] = nc
+                    qk = min(pk + math.sqrt(lk / 2.0), -math.expm1(-nc / q_of_p))
+                    if qk >= 1.0:
+                        top[r, k] = True
+                        qk = 0.5 * (1.0 + pk)
+                    q[r, k] = qk
+                elif pk >= 1.0:
+                    q[r, k] = 1.0
+                elif pk <= 0.0:
+                    q[r, k] = -math.expm1(-lk)
+                else:
+                    q[r, k] = pk
+        if any_live:
+            for _ in range(MAX_NEWTON):
+                biggest = -np.inf
+                for r in range(R):
+                    for k in range(K):
+                        if live[r, k]:
+                            pk, qk = p[r, k], q[r, k]
+                            g = -pk * math.log(qk) - (1.0 - pk) * math.log1p(-qk) - neg_c[r, k]
+                            step = max(g * qk * (1.0 - qk) / (qk - pk), 0.0)
+                            q[r, k] = qk - step
+                            if step > biggest or step != step:
+                                biggest = step
+                if not biggest > NEWTON_TOL:
+                    break
+        for r in range(R):
+            for k in range(K):
+                if N[r, k] == 0:
+                    q[r, k] = np.inf
+                elif top[r, k]:
+                    q[r, k] = 1.0
+            arm = np.argmax(q[r])
+            ell = losses[i, r, arm]
+            realized[i, r], plays[i, r, arm] = ell, 1.0
+            N[r, arm] += 1.0
+            S[r, arm] += 1.0 - ell
+    return True
