@@ -195,7 +195,7 @@ class ProxGradient:
                  reference: bool = True, tol: float = 1e-12):
         self.problem = problem
         self.tau = 1.0 / problem.L if step is None else v.positive_float("step", step)
-        self.accelerated = bool(accelerated)
+        self.accelerated = v.boolean("accelerated", accelerated)
         self.t_rule = Momentum(t_rule).rule
         w0 = np.zeros(problem.n) if w0 is None else np.asarray(w0, dtype=float)
         self.w0 = np.atleast_2d(w0)

@@ -20,10 +20,54 @@ from __future__ import annotations
 import numpy as np
 
 from onlinelab.core import validation as v
+from onlinelab.core.sizes import FLOPS_PER_S, Estimate, check_array, check_estimate
+from onlinelab.errors import ConfigError
+
+#: n × s arrays a robust-PCA or completion solve keeps per instance (data, iterates, momentum, reference), for
+#: the memory check of `low_rank` (onlinelab.core.sizes)
+SOLVER_COPIES = 12
 
 
 def _rngs(seed: int, R: int):
     return [np.random.default_rng(s) for s in np.random.SeedSequence(v.integer("seed", seed, minimum=0)).spawn(R)]
+
+
+def check_instance(n, s, rank, replicates, *, prefix: str = "", replicates_field: str = "replicates",
+                   iters: int | None = None) -> tuple:
+    """``(n, s, rank, replicates)`` checked: whole numbers, a rank the n × s matrix can have, memory for the
+    solve (:data:`SOLVER_COPIES` arrays of n × s per instance, `onlinelab.core.sizes.check_array`) and, given
+    ``iters``, its time (one SVD-sized 10·n·s·min(n, s) flops per iteration and instance).
+
+    Parameters
+    ----------
+    n, s, rank, replicates : int
+        The instance's shape, rank and count.
+    prefix : str, default ""
+        Prepended to the field names in messages (``"bregman."`` for a config's table).
+    replicates_field : str, default "replicates"
+        The name of the replicate count in messages (``"run.replicates"`` in a config).
+    iters : int or None, default None
+        Iterations of the solve (``run.rounds``), for the time estimate.
+
+    >>> check_instance(10, 8, 50, 1)
+    Traceback (most recent call last):
+    ...
+    onlinelab.errors.ConfigError: rank = 50 is larger than the matrix: an n × s = 10 × 8 matrix has rank at most 8; \
+pick rank <= 8 or a larger n and s
+    """
+    n, s = v.integer(prefix + "n", n, minimum=1), v.integer(prefix + "s", s, minimum=1)
+    r = v.integer(prefix + "rank", rank, minimum=1)
+    if r > min(n, s):
+        raise ConfigError(f"{prefix}rank = {r} is larger than the matrix: an n × s = {n} × {s} matrix has rank at "
+                          f"most {min(n, s)}; pick {prefix}rank <= {min(n, s)} or a larger n and s")
+    R = v.integer(replicates_field, replicates, minimum=1)
+    check_array(f"{replicates_field} × {prefix}n × {prefix}s", (R, n, s), copies=SOLVER_COPIES,
+                fix=f"lower {prefix}n, {prefix}s or {replicates_field}")
+    if iters is not None:
+        seconds = float(iters) * R * 10.0 * n * s * min(n, s) / FLOPS_PER_S
+        check_estimate(Estimate(0.0, seconds), sizes=f"{prefix}n × {prefix}s = {n} × {s}, {replicates_field} = {R}, "
+                       f"{iters} iterations", fix=f"lower {prefix}n, {prefix}s, {replicates_field} or the iterations")
+    return n, s, r, R
 
 
 def low_rank(n: int, s: int, rank: int, replicates: int = 1, seed: int = 0) -> np.ndarray:
@@ -40,10 +84,9 @@ def low_rank(n: int, s: int, rank: int, replicates: int = 1, seed: int = 0) -> n
     seed : int, default 0
         Root seed (one spawned stream per instance).
     """
-    n, s = v.integer("n", n, minimum=1), v.integer("s", s, minimum=1)
-    r = v.integer("rank", rank, minimum=1)
+    n, s, r, R = check_instance(n, s, rank, replicates)
     out = []
-    for g in _rngs(seed, v.integer("replicates", replicates, minimum=1)):
+    for g in _rngs(seed, R):
         out.append(g.normal(size=(n, r)) @ g.normal(size=(r, s)) / np.sqrt(r))
     return np.stack(out)
 

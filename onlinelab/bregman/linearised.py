@@ -52,7 +52,7 @@ class LinearisedBregman:
     def _setup(self, tau, accelerated, t_rule, momentum, reference, tol):
         self.replicates = self.b.shape[0]
         self.tau = tau
-        self.accelerated = bool(accelerated)
+        self.accelerated = v.boolean("accelerated", accelerated)
         Momentum(t_rule, momentum)                          # validates both names
         self.t_rule, self.momentum = t_rule, momentum
         self.tol = v.positive_float("tol", tol)

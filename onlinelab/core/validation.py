@@ -11,6 +11,8 @@ from __future__ import annotations
 import numbers
 from typing import Any
 
+import numpy as np
+
 from onlinelab.errors import ConfigError, ConfigTypeError, UnknownNameError, did_you_mean
 
 
@@ -78,3 +80,17 @@ def known_keys(where: str, given: dict, allowed) -> None:
     for key in given:
         if key not in allowed:
             raise UnknownNameError(f"unknown key {key!r} in {where}{did_you_mean(key, allowed)}")
+
+
+def boolean(field: str, value: Any) -> bool:
+    """True or False (numpy's bools too), never a string: ``"false"`` would be truthy.
+
+    >>> boolean("accelerated", False)
+    False
+    """
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    hint = f" (a string: {value!r} would read as true)" if isinstance(value, str) else ""
+    meant = "false" if str(value).strip().lower() in ("false", "0", "no", "off") else "true"
+    raise ConfigTypeError(f"{field} must be true or false, got {value!r} ({type(value).__name__}){hint}; write "
+                          f"{field} = {meant} (a boolean, no quotes)")

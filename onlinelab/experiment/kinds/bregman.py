@@ -35,13 +35,14 @@ import numpy as np
 
 from onlinelab.bregman.completion import complete_matrix, complete_stream
 from onlinelab.bregman.composite import HuberLasso, Lasso, LeastSquares, prox_gradient
-from onlinelab.bregman.data import low_rank, low_rank_plus_sparse
+from onlinelab.bregman.data import check_instance, low_rank, low_rank_plus_sparse
 from onlinelab.bregman.rpca import robust_pca
 from onlinelab.bregman.svm import svm_dual
 from onlinelab.core import validation as v
 from onlinelab.errors import ConfigError, ConfigTypeError, UnknownNameError, did_you_mean
 from onlinelab.experiment.config import run_table
 from onlinelab.experiment.kinds.protocol import RunKind, RunOutcome
+from onlinelab.geometry.momentum import Momentum
 
 COMMON = {"accelerated": True, "t_rule": "recursive"}
 PROBLEMS = {
@@ -95,6 +96,22 @@ def _solve(problem: str, p: dict, T: int, R: int, seed: int, checkpoints):
     return prox_gradient(prob, T, accelerated=acc, t_rule=rule, step=p["step"], checkpoints=checkpoints)[1]
 
 
+def _check_params(problem: str, p: dict, T: int, R: int) -> None:
+    """The table's values checked before anything is drawn: booleans, names, fractions, shapes and the rank, the
+    instance's memory and time (`onlinelab.bregman.data.check_instance`)."""
+    if "accelerated" in p:
+        p["accelerated"] = v.boolean("bregman.accelerated", p["accelerated"])
+    if "t_rule" in p:
+        Momentum(p["t_rule"])                           # an unknown rule is refused with the known ones
+    for key in ("outliers", "fraction", "holdout"):
+        if key in p:
+            v.unit_interval(f"bregman.{key}", p[key])
+    if "batch" in p:
+        v.integer("bregman.batch", p["batch"], minimum=1)
+    if "n" in p:
+        check_instance(p["n"], p["s"], p["rank"], R, prefix="bregman.", replicates_field="run.replicates", iters=T)
+
+
 def parse_bregman(data: dict, *, seed=None, rounds=None, replicates=None) -> dict:
     """Validate ``data`` (parsed TOML with a ``[bregman]`` table); return the resolved config (every default out).
 
@@ -124,6 +141,7 @@ def parse_bregman(data: dict, *, seed=None, rounds=None, replicates=None) -> dic
         raise ConfigError(f"run.replicates = {R} but problem {problem!r} is one fixed data set (every replicate would "
                           "be the same run); set replicates = 1")
     params = {**defaults, **{k: _auto(val) for k, val in table.items()}}
+    _check_params(problem, params, T, R)
     return {"run": {**run, "seed": seed, "rounds": T, "replicates": R},
             "bregman": {"problem": problem, **{k: ("auto" if val is None else val) for k, val in params.items()}}}
 
