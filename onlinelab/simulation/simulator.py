@@ -173,8 +173,7 @@ def _run_one(env, env_label, learners, T, R, seed, ckpts, progress, durable=None
                 durable.after_round(t, env_label, lambda t=t: {"t": t, "slots": slots, "shared": shared,
                                                                "shared_tracker": shared_tracker, "timing": timing,
                                                                "pending": pending}, t - start + 1)
-            for _ in range(t - start + 1):   # one simpy event per round, a block's rounds included
-                yield sim.timeout(1)
+            yield sim.timeout(t - start + 1)   # one simpy event per round, or per block (its rounds at once)
             t += 1
 
     if arrivals is None:

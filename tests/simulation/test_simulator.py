@@ -145,7 +145,7 @@ def test_checkpoints_are_log_spaced_and_include_the_end():
     assert ratios.max() < 1.5 and ratios.min() > 1.1
 
 
-def test_one_simpy_event_per_round():
+def test_one_simpy_event_per_round_or_per_block():
     import simpy
     counts = {"n": 0}
     original = simpy.Environment.step
@@ -155,13 +155,17 @@ def test_one_simpy_event_per_round():
         return original(self)
 
     simpy.Environment.step = counting
-    try:
-        ol.simulate("spiked-covariance", _learners(), T=20, replicates=4)
+    try:   # ftl-alternating emits no blocks: its rounds are played one by one
+        ol.simulate(ol.make_environment("ftl-alternating", d=4), _learners(), T=20, replicates=4)
         short = counts["n"]
-        ol.simulate("spiked-covariance", _learners(), T=50, replicates=64)
+        ol.simulate(ol.make_environment("ftl-alternating", d=4), _learners(), T=50, replicates=64)
+        one_by_one = counts["n"] - short
+        ol.simulate("spiked-covariance", _learners(), T=50, replicates=4, checkpoints=[10, 50])
+        blocks = counts["n"] - short - one_by_one
     finally:
         simpy.Environment.step = original
-    assert counts["n"] - short - short == 30  # same constant overhead, then exactly one event per extra round
+    assert one_by_one - short == 30  # same constant overhead, then exactly one event per extra round
+    assert blocks < 10   # spiked-covariance emits blocks (1-9, 10-50 cut at the checkpoints): one event each
 
 
 def test_adaptive_environment_cannot_write_into_the_mixed_strategy():
