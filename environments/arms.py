@@ -28,7 +28,7 @@ import numpy as np
 from onlinelab.bounds.bandits import ArmInstance, arms_bounds
 from onlinelab.core import validation as v
 from onlinelab.core.base import Environment
-from onlinelab.core.blocks import LossBlock
+from onlinelab.core.blocks import LossBlock, rounds_per_block
 from onlinelab.core.registry import register_environment
 from onlinelab.errors import ConfigError, UnknownNameError, did_you_mean
 from onlinelab.geometry.domains import Simplex
@@ -80,6 +80,12 @@ class _Arms(Environment):
         super().reset(rng, T)
         self._simplex = Simplex(self.d)
         self._u, self._pos = None, self.chunk
+
+    @property
+    def block_rounds(self) -> int:
+        """Rounds per emitted block: about 2 MB of losses (`onlinelab.core.blocks.rounds_per_block`); an adaptive
+        environment is never asked."""
+        return rounds_per_block(getattr(self, "replicates", 1), self.d)
 
     def uniforms(self) -> np.ndarray:
         """This round's K uniforms per replicate, (R, K), served from a chunk of rounds."""

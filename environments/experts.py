@@ -6,7 +6,9 @@
   favoured expert (mean ¼) changes every ``block`` rounds, cycling through the experts,
   so the best expert in hindsight shifts and FTL keeps chasing it.
 
-Both declare ``domain = "simplex"`` and ``loss_bound = 1`` (‖ℓ_t‖∞ ≤ 1, checked every round).
+Both declare ``domain = "simplex"`` and ``loss_bound = 1`` (‖ℓ_t‖∞ ≤ 1, checked every round), and both
+emit blocks of rounds (`onlinelab.core.blocks`): the same losses as round by round, so Hedge and OMD
+play a block in one call (in one compiled loop, `onlinelab.kernels.simplex`).
 
 >>> ExpertsStochastic(d=4).domain
 'simplex'
@@ -18,6 +20,7 @@ import numpy as np
 from onlinelab import errors
 from onlinelab.core import validation as v
 from onlinelab.core.base import Environment
+from onlinelab.core.blocks import LossBlock, rounds_per_block
 from onlinelab.core.registry import register_environment
 from onlinelab.geometry.domains import Simplex
 from onlinelab.losses.vector import LinearLoss
@@ -31,6 +34,15 @@ class _Experts(Environment):
     def reset(self, rng, T):
         super().reset(rng, T)
         self._simplex = Simplex(self.d)
+
+    @property
+    def block_rounds(self) -> int:
+        """Rounds per emitted block: about 2 MB of losses (`onlinelab.core.blocks.rounds_per_block`)."""
+        return rounds_per_block(getattr(self, "replicates", 1), self.d)
+
+    def _uniform_rows(self, n: int) -> np.ndarray:
+        """n rounds' uniforms, (n, R, d): what n calls of ``self.rng.random(self.d)`` return, in order."""
+        return np.swapaxes(self.rng.random((n, self.d)), 0, 1)
 
 
 @register_environment("experts-stochastic")
@@ -51,10 +63,18 @@ class ExpertsStochastic(_Experts):
         if self.gap > 0.5:
             raise errors.ConfigError(f"gap must be ≤ 0.5 (means stay in [0, 1]), got {gap!r}")
 
-    def emit(self, t, history):
+    def _means(self) -> np.ndarray:
         means = np.full(self.d, 0.5)
         means[0] -= self.gap
-        return LinearLoss((self.rng.random(self.d) < means).astype(float), self._simplex)
+        return means
+
+    def emit(self, t, history):
+        return LinearLoss((self.rng.random(self.d) < self._means()).astype(float), self._simplex)
+
+    def emit_block(self, t, n):
+        """n rounds at once (onlinelab.core.blocks): the same uniforms, in the same order, as n calls of `emit`."""
+        return LossBlock.of_rows(LinearLoss, (self._uniform_rows(n) < self._means()).astype(float),
+                                 domain=self._simplex)
 
 
 @register_environment("experts-adversarial")
@@ -73,8 +93,18 @@ class ExpertsAdversarial(_Experts):
         super().__init__(d=d)
         self.block = v.integer("block", block, minimum=1)
 
+    def _good(self, t):
+        """The favoured expert of round(s) t."""
+        return ((np.asarray(t) - 1) // self.block) % self.d
+
     def emit(self, t, history):
         loss = self.rng.random(self.d)
-        good = ((t - 1) // self.block) % self.d
-        loss[:, good] *= 0.5
+        loss[:, self._good(t)] *= 0.5
         return LinearLoss(loss, self._simplex)
+
+    def emit_block(self, t, n):
+        """n rounds at once (onlinelab.core.blocks): the same uniforms, in the same order, as n calls of `emit`,
+        each round's favoured expert halved alike."""
+        rows = np.array(self._uniform_rows(n))
+        rows[np.arange(n), :, self._good(np.arange(t, t + n))] *= 0.5
+        return LossBlock.of_rows(LinearLoss, rows, domain=self._simplex)

@@ -105,6 +105,28 @@ class LossBlock:
                 for k, val in self.stacked.statistics().items()}
 
 
+def rounds_per_block(replicates: int, d: int, budget: int = 2 ** 21, most: int = 8192) -> int:
+    """Rounds per block for an environment of small vector losses: about ``budget`` bytes of float losses.
+
+    The per-block work (emission, checks, comparator, recording, a learner's call) is a fixed cost, so
+    tiny rounds want long blocks — with a compiled learner (`onlinelab.kernels`) that fixed cost is most of
+    the time at 64 rounds a block — while the block's losses should stay within a few megabytes.
+
+    Parameters
+    ----------
+    replicates, d : int
+        R and the length of one replicate's loss vector.
+    budget : int, default 2 MiB
+        Bytes of float64 losses per block.
+    most : int, default 8192
+        The longest block.
+
+    >>> rounds_per_block(20, 10)
+    1310
+    """
+    return int(max(64, min(most, budget // (8 * max(replicates, 1) * max(d, 1)))))
+
+
 def blocks_match_emit(cls) -> bool:
     """Whether ``cls`` emits blocks that agree with its ``emit``: its ``emit_block`` is defined no higher in the
     class tree than its ``emit``, so a subclass that overrides only ``emit`` plays round by round.
