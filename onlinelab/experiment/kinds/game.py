@@ -134,10 +134,35 @@ def _explicit_table(game: dict) -> dict:
     return table
 
 
+def _center(value, n: int) -> np.ndarray:
+    """``[game] center``: None (the origin) or n finite numbers."""
+    if value is None:
+        return np.zeros(n)
+    if not isinstance(value, (list, tuple, np.ndarray)) or not all(v._is_real(x) for x in np.ravel(value)):
+        raise ConfigTypeError(f"game.center must be a list of {n} numbers (one per coordinate, game.n = {n}), got "
+                              f"{value!r}; e.g. center = {[0.0] * min(n, 3)}{' …' if n > 3 else ''}")
+    center = np.asarray(value, dtype=float)
+    if center.shape != (n,):
+        raise ConfigError(f"game.center has {center.size} entries (shape {center.shape}) but game.n = {n}; give one "
+                          f"number per coordinate, or leave center out for the origin")
+    if not np.all(np.isfinite(center)):
+        raise ConfigError(f"game.center must be finite, got {value!r}; pass ordinary numbers")
+    return center
+
+
+def _check_size(n: int, domain: str, T: int, R: int) -> None:
+    """The game's memory and time, as a regret run of two players on n coordinates (`onlinelab.core.sizes`)."""
+    from onlinelab.core.compat import is_spectral
+    from onlinelab.core.sizes import check_estimate, regret_estimate
+    est = regret_estimate([(n, is_spectral(str(domain)))], n_learners=2, T=T, R=R)
+    check_estimate(est, sizes=f"game.n = {n}, run.replicates = {R}, run.rounds = {T}",
+                   fix="lower game.n, run.replicates or run.rounds")
+
+
 def _function(table: dict):
     n = v.integer("game.n", table["n"], minimum=1)
     dom = make_domain(table["domain"], n)
-    center = np.zeros(n) if table["center"] is None else np.asarray(table["center"], dtype=float)
+    center = _center(table["center"], n)
     return FUNCTIONS[table["function"]](dom, center, v.positive_float("game.scale", table["scale"]))
 
 
@@ -161,6 +186,8 @@ def parse_game(data: dict, *, seed=None, rounds=None, replicates=None) -> dict:
     R = v.integer("run.replicates", run["replicates"], minimum=1)
     seed = v.integer("run.seed", run["seed"], minimum=0)
     game = dict(data["game"])
+    if isinstance(game.get("n"), int) and not isinstance(game["n"], bool):   # before a vector of n is built
+        _check_size(game["n"], game.get("domain") or "ball:1", T, R)
     table = _recovery_table(game, T) if "recovery" in game else _explicit_table(game)
     return {"run": {**run, "seed": seed, "rounds": T, "replicates": R}, "game": _flat(table)}
 
