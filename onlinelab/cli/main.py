@@ -71,7 +71,8 @@ def cmd_resume(args) -> int:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", BoundViolationWarning)
-            result, path = resume_dir(args.run_dir, progress=not args.quiet)  # its kind resumes it, or refuses
+            result, path = resume_dir(args.run_dir, progress=not args.quiet,  # its kind resumes it, or refuses
+                                      trust=args.trust)
     except OnlinelabError as exc:
         return _stopped(exc)
     status = _print_summary(result)
@@ -174,6 +175,8 @@ def build_parser() -> argparse.ArgumentParser:
     res = sub.add_parser("resume", help="finish a run that was killed, interrupted or failed midway")
     res.add_argument("run_dir")
     res.add_argument("--quiet", action="store_true", help="no progress bar")
+    res.add_argument("--trust", action="store_true", help="execute the plugin files the run recorded (each only if "
+                     "its sha256 is unchanged); without it, a run made with plugins is refused")
     res.set_defaults(func=cmd_resume)
     ls = sub.add_parser("list", help="list registered learners and environments")
     ls.set_defaults(func=cmd_list)

@@ -34,6 +34,7 @@ import warnings
 
 from onlinelab.errors import OnlinelabError, StorageError
 from onlinelab.runs import storage
+from onlinelab.runs._fingerprint import bind, fingerprint
 from onlinelab.runs.checkpoint import load_state, save_state
 from onlinelab.runs.load import load_run
 from onlinelab.runs.tomlio import read_toml
@@ -75,6 +76,7 @@ class Durable:
         self.pending = None
         self.done: dict = {}
         self.last_round: tuple | None = None
+        self.fingerprint: dict | None = None  # of the run (onlinelab.runs._fingerprint), in every checkpoint
 
     def settings(self) -> dict:
         return {"every_rounds": self.every_rounds, "every_seconds": self.every_seconds}
@@ -105,7 +107,8 @@ class Durable:
         parts.mkdir(exist_ok=True)
         stem = parts / f"env-{len(self.done):03d}"
         storage._write_atomic(stem.with_suffix(".parquet"), lambda p: result.metrics.to_parquet(p, index=False))
-        doc = json.dumps(storage._jsonable({"part_env": env_label, "meta": result.meta}))
+        doc = json.dumps(storage._jsonable({"part_env": env_label, "meta": result.meta,
+                                            "fingerprint": self.fingerprint}))
         storage._write_atomic(stem.with_suffix(".json"), lambda p: p.write_text(doc))
         self.done[env_label] = result
 
@@ -117,7 +120,8 @@ class Durable:
         due = (self.every_rounds is not None and self.rounds_since >= self.every_rounds) or (
             self.every_seconds is not None and time.monotonic() - self.last >= self.every_seconds)
         if due or self.stop_signal is not None:
-            save_state(self.path / CHECKPOINT, {"env": env_label, "loop": state()})
+            save_state(self.path / CHECKPOINT, {"env": env_label, "loop": state()},
+                       header={"fingerprint": self.fingerprint})
             self.rounds_since, self.last = 0, time.monotonic()
         if self.stop_signal is not None:
             name = signal.Signals(self.stop_signal).name
@@ -165,6 +169,7 @@ def claim(path, resolved: dict, cfg, durable: Durable, force: bool = False, plug
     storage.refuse_occupied(path, force)
     tmp = storage.staging_dir(path)
     (tmp / "config.toml").write_text(dump_toml(resolved))
+    durable.fingerprint = fingerprint(read_toml(tmp / "config.toml"))  # as resume will read it back
     meta = {"status": "running", "T": cfg.rounds, "replicates": cfg.replicates, "seed": cfg.seed,
             "durability": durable.settings(), **storage.environment_info()}
     storage.write_extra(tmp, record_in(meta, None, plugins or []))
@@ -197,12 +202,14 @@ def execute(cfg, resolved: dict, path: pathlib.Path, durable: Durable, progress:
     return result, path
 
 
-def resume_run(path, progress: bool = False):
+def resume_run(path, progress: bool = False, trust: bool = False):
     """Finish the interrupted run in ``path``; returns ``(result, path)``.
 
-    The plugin files the run recorded (``meta.json``'s ``plugins``) are loaded first, each only when its
-    sha256 is unchanged (`onlinelab.experiment.plugins.load_recorded`): resuming is re-running the
-    run's own code, so it needs no ``--plugins``, and a changed or missing file is a StorageError naming it.
+    A run made with plugin files (``meta.json``'s ``plugins``) resumes only when this process loaded them
+    already (``--plugins``) or ``trust`` is True; the recorded files are then loaded, each only when its sha256
+    is unchanged (`onlinelab.experiment.plugins.load_recorded`), and a changed or missing file is a
+    StorageError naming it.  The checkpoint and finished parts must carry the fingerprint of this run's
+    ``config.toml`` (`onlinelab.runs._fingerprint.bind`): state from another run is refused, naming the field.
 
     Parameters
     ----------
@@ -210,6 +217,8 @@ def resume_run(path, progress: bool = False):
         A run directory written by ``onlinelab run`` that was killed, interrupted or failed.
     progress : bool
         Show a progress bar.
+    trust : bool, default False
+        Execute the plugin files the run recorded (``onlinelab resume --trust``).
     """
     from onlinelab.experiment import config as C
     path = pathlib.Path(path)
@@ -221,10 +230,9 @@ def resume_run(path, progress: bool = False):
         return load_run(path), path
     from onlinelab.experiment.plugins import load_recorded
     records = meta.get("plugins", [])
-    load_recorded(records, path)  # before the checkpoint, which may name their classes
+    load_recorded(records, path, trust=trust)  # before the checkpoint, which may name their classes
     settings = meta.get("durability", {})
     durable = Durable(path, settings.get("every_rounds"), settings.get("every_seconds", DEFAULT_SECONDS))
-    durable.load()
     try:
         resolved = read_toml(path / "config.toml")  # loads no plugin: the recorded ones are loaded, checked
     except OnlinelabError as exc:
@@ -236,5 +244,7 @@ def resume_run(path, progress: bool = False):
         raise StorageError(f"{str(path / 'config.toml')!r} names the plugin file {unrecorded[0]!r}, which "
                            f"{str(path / 'meta.json')!r} does not record (with its sha256); the files were edited: "
                            "start a new run with `onlinelab run`")
+    durable.fingerprint = bind(path, resolved, CHECKPOINT, PARTS)  # refuses a checkpoint or part of another run
+    durable.load()
     cfg = C.parse(resolved)
     return execute(cfg, resolved, path, durable, progress=progress, plugins=records)

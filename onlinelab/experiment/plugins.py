@@ -14,8 +14,9 @@ path as given, the absolute path and the sha256 of the bytes that were executed 
 itself.  A run directory stores the records in ``meta.json`` (``plugins``), the absolute paths in
 ``config.toml`` (``[run] plugins``) and a copy of each file under ``plugins/``; sweep workers
 execute the shipped source of each file (`shipped`, `load_shipped`), and ``onlinelab
-resume`` loads the recorded files only when their sha256 is unchanged (`load_recorded`).
-Reading a run directory loads none of them.
+resume`` loads the recorded files only when the user says so (``--trust``, or the files given with
+``--plugins``) and their sha256 is unchanged (`load_recorded`).  Reading a run directory (``load_run``,
+``report``, ``compare``) loads none of them.
 
 >>> import pathlib, tempfile
 >>> with tempfile.TemporaryDirectory() as tmp:
@@ -206,11 +207,14 @@ def load_shipped(payload: list[tuple[dict, bytes]]) -> None:
         _execute(pathlib.Path(record["path"]), record.get("given", record["path"]), source)
 
 
-def load_recorded(records, run_dir) -> list:
+def load_recorded(records, run_dir, trust: bool = False) -> list:
     """Load the plugin files a run recorded, each only when its sha256 is still the recorded one.
 
-    A file that is missing, or whose bytes (on disk, or as already loaded in this process) have another
-    sha256, is a `onlinelab.errors.StorageError` naming the file, both hashes and the fix.
+    Nothing named in a run directory is executed unless the user says so: without ``trust``, every recorded
+    file must already be loaded in this process, with the recorded sha256 (``onlinelab --plugins FILE.py
+    resume RUN``), or this is a `onlinelab.errors.StorageError` naming the files and both ways to opt in.  A
+    file that is missing, or whose bytes (on disk, or as already loaded in this process) have another sha256,
+    is a StorageError naming the file, both hashes and the fix.
 
     Parameters
     ----------
@@ -218,6 +222,8 @@ def load_recorded(records, run_dir) -> list:
         ``meta.json``'s ``plugins`` (see `plugin_records`).
     run_dir : str or path-like
         The run directory (named in the messages, with its copy of the file).
+    trust : bool, default False
+        Execute recorded files that this process has not loaded (``onlinelab resume --trust``).
     """
     run_dir = pathlib.Path(run_dir)
     if not isinstance(records, list) or not all(
@@ -225,19 +231,33 @@ def load_recorded(records, run_dir) -> list:
             and isinstance(r.get("sha256"), str) for r in records):
         raise StorageError(f"{str(run_dir / 'meta.json')!r} has a damaged plugins entry ({records!r}): it must be a "
                            'list of {"path" (absolute), "sha256"} records; start a new run')
+    unloaded = [r["path"] for r in records if r["path"] not in _RECORDS]
+    if unloaded and not trust:
+        listed, named = " ".join(f"--plugins {p}" for p in unloaded), ", ".join(map(repr, unloaded))
+        raise StorageError(f"the run in {str(run_dir)!r} was made with the plugin file(s) {named}; resuming "
+                           "executes them, and onlinelab runs no code a run directory names unless you "
+                           f"say so: read them, then resume with `onlinelab resume {run_dir} --trust` (Python: "
+                           f"resume_run(path, trust=True)), or load them yourself: `onlinelab {listed} resume "
+                           f"{run_dir}`")
     modules = []
     for r in records:
         path, want = r["path"], r["sha256"]
         copy = run_dir / r["copy"] if isinstance(r.get("copy"), str) else None
         fix = (f"restore it (the run keeps a copy: {str(copy)!r})" if copy is not None and copy.is_file()
                else "restore it") + " or start a new run with `onlinelab run`"
+        loaded = _RECORDS.get(path)
+        if loaded is not None and loaded["sha256"] != want:
+            raise StorageError(f"the plugin file {path!r} has changed since the run in {str(run_dir)!r} loaded it: "
+                               f"recorded sha256 {want}, now {loaded['sha256']} (as loaded by this process); {fix}")
+        if loaded is not None:  # loaded by this process (--plugins): the module it made
+            modules.append(_execute(pathlib.Path(path), loaded["given"], _SOURCES[path]))
+            continue
         try:
             source = pathlib.Path(path).read_bytes()
         except OSError:
             raise StorageError(f"the run in {str(run_dir)!r} loaded the plugin file {path!r} (sha256 {want}), which "
                                f"is missing now; {fix}") from None
-        loaded = _RECORDS.get(path)
-        now = loaded["sha256"] if loaded is not None and loaded["sha256"] != want else sha256_hex(source)
+        now = sha256_hex(source)
         if now != want:
             raise StorageError(f"the plugin file {path!r} has changed since the run in {str(run_dir)!r} loaded it: "
                                f"recorded sha256 {want}, now {now}; {fix}")

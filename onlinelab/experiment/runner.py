@@ -82,10 +82,12 @@ def _saved(path: pathlib.Path) -> dict:
     return meta
 
 
-def resume_dir(path, *, progress: bool = False):
+def resume_dir(path, *, progress: bool = False, trust: bool = False):
     """Finish the interrupted run in ``path`` (its kind resumes it, or refuses); returns ``(result, path)``.
 
-    A complete run of any kind is returned as saved: there is nothing to do.
+    A complete run of any kind is returned as saved: there is nothing to do.  A run made with plugin files
+    resumes only with ``trust`` or with those files loaded already (``--plugins``); see
+    `onlinelab.experiment.plugins.load_recorded`.
 
     Parameters
     ----------
@@ -93,11 +95,15 @@ def resume_dir(path, *, progress: bool = False):
         The run directory.
     progress : bool, default False
         Show progress.
+    trust : bool, default False
+        Execute the plugin files the run recorded, each only if its sha256 is unchanged (``--trust``).
     """
+    from onlinelab.experiment.plugins import load_recorded
     path = pathlib.Path(path)
     meta = _saved(path)
     if meta.get("status") == "complete":
         return load_run(path), path
+    load_recorded(meta.get("plugins", []), path, trust=trust)  # refused unless trusted; may register the kind
     kind = kind_of_run(meta)
     kind.refuse("resume")
     return kind.resume(path, progress=progress)

@@ -14,7 +14,7 @@ One delay per round serves all R replicates (one event per round, not R): the de
 sequence is part of the protocol, like the loss sequence of an oblivious environment, so
 random delays are common to every learner of a run and drawn from their own seeded stream.
 An adaptive delay adversary instead picks d_t per learner from what it may see (the
-learner's current mixed strategy and the past delays, never the sampled action).
+learner's current mixed strategy and its latest delays, never the sampled action).
 
 Delay models (`make_delay` accepts an instance, an int, or a dict as written in TOML):
 
@@ -38,6 +38,7 @@ Metrics logged at checkpoints: ``outstanding_feedback`` (posted, not yet deliver
 from __future__ import annotations
 
 import numbers
+from collections import deque
 from collections.abc import Callable
 
 import numpy as np
@@ -48,6 +49,10 @@ from onlinelab.core.protocol import frozen_mixed
 from onlinelab.core.rng import BatchRNG
 from onlinelab.core.watchdog import call
 from onlinelab.errors import ConfigError, ConfigTypeError
+
+CHUNK = 1024          # random delays are drawn this many rounds at a time (RandomDelay)
+MAX_MEAN = 1e15       # the largest mean delay RandomDelay accepts, in rounds
+PAST = 64             # an adaptive delay adversary sees this many of the latest delays (DelayView.past)
 
 
 def check_delay(value, where: str = "delay") -> int:
@@ -76,6 +81,18 @@ class DelayModel(_Params):
 
     def draw(self, t: int, view) -> int:
         raise NotImplementedError
+
+    def check_run(self, T: int, environments) -> None:
+        """Refuse, before anything runs, a model that cannot serve a run of ``T`` rounds on ``environments``.
+
+        Called for every config before its run directory is claimed (``onlinelab run``), so that a config
+        the run would refuse in round 1 leaves no directory behind.
+
+        >>> ScheduleDelay([1, 2]).check_run(3, [])
+        Traceback (most recent call last):
+        ...
+        onlinelab.errors.ConfigError: delay.delays lists 2 delays for T = 3 rounds; give one per round
+        """
 
     def attach(self, sim, slots, seed: int, env_label: str, T: int) -> FeedbackClock:
         """The simulator's hook: give every learner slot a delayed-feedback channel on ``sim``."""
@@ -106,12 +123,16 @@ class FixedDelay(DelayModel):
 class RandomDelay(DelayModel):
     """i.i.d. delays from ``distribution`` with the given ``mean`` (geometric on 0,1,…; poisson; uniform on 0…2·mean).
 
+    The delays are drawn from the model's stream in chunks of `CHUNK` rounds as the run reaches
+    them, so memory and checkpoints stay the same size whatever T (numpy draws a chunk exactly as the
+    matching slice of one draw of all T: the numbers do not depend on the chunking).
+
     Parameters
     ----------
     distribution : str
         "geometric", "poisson" or "uniform".
     mean : float
-        Mean delay in rounds (≥ 0; for "uniform" a whole number).
+        Mean delay in rounds, 0 ≤ mean ≤ `MAX_MEAN` (for "uniform" a whole number).
     """
 
     kind = "random"
@@ -122,21 +143,32 @@ class RandomDelay(DelayModel):
         self.mean = v.real("delay.mean", mean)
         if self.mean < 0:
             raise ConfigError(f"delay.mean must be ≥ 0, got {mean!r}; e.g. mean = 5")
+        if self.mean > MAX_MEAN:
+            raise ConfigError(f"delay.mean must be ≤ {MAX_MEAN:.0e} rounds, got {mean!r}; a mean beyond any horizon "
+                              "only withholds all feedback (and numpy cannot draw such Poisson or uniform delays); "
+                              "e.g. mean = 5")
         if distribution == "uniform":
             check_delay(self.mean, "delay.mean (uniform)")
 
     def reset(self, rng, T):
         super().reset(rng, T)
+        self._chunk, self._first = np.zeros(0, dtype=np.int64), 1   # delays of rounds _first … _first+len−1
+
+    def _draw(self, n: int) -> np.ndarray:
         m = self.mean
         if self.distribution == "geometric":   # P(d = k) = p (1−p)^k, mean (1−p)/p
-            self._all = rng.geometric(1.0 / (1.0 + m), size=T) - 1
-        elif self.distribution == "poisson":
-            self._all = rng.poisson(m, size=T)
-        else:
-            self._all = rng.integers(0, 2 * int(m) + 1, size=T)
+            return self.rng.geometric(1.0 / (1.0 + m), size=n) - 1
+        if self.distribution == "poisson":
+            return self.rng.poisson(m, size=n)
+        return self.rng.integers(0, 2 * int(m) + 1, size=n)
 
     def draw(self, t, view):
-        return int(self._all[t - 1])
+        if "_all" in self.__dict__:  # a checkpoint of an earlier version, which drew all T delays at once
+            return int(self._all[t - 1])
+        while t >= self._first + len(self._chunk):  # rounds come in order: the next chunk starts where this ends
+            self._first += len(self._chunk)
+            self._chunk = self._draw(max(min(CHUNK, self.T - self._first + 1), 1))
+        return int(self._chunk[t - self._first])
 
 
 class ScheduleDelay(DelayModel):
@@ -153,17 +185,23 @@ class ScheduleDelay(DelayModel):
     def __init__(self, delays=()):
         self.delays = [check_delay(x, f"delay.delays[{i}]") for i, x in enumerate(list(delays))]
 
-    def reset(self, rng, T):
-        super().reset(rng, T)
+    def check_run(self, T, environments):
         if len(self.delays) < T:
             raise ConfigError(f"delay.delays lists {len(self.delays)} delays for T = {T} rounds; give one per round")
+
+    def reset(self, rng, T):
+        super().reset(rng, T)
+        self.check_run(T, [])
 
     def draw(self, t, view):
         return self.delays[t - 1]
 
 
 class DelayView:
-    """What an adaptive delay adversary sees in round t: the learner's mixed strategy and the past delays."""
+    """What an adaptive delay adversary sees in round t: the learner's mixed strategy and the past delays.
+
+    ``past`` holds the `PAST` latest delays of this learner, oldest first (a bounded window, as an
+    adaptive environment's history is, so that a long run's memory does not grow with T)."""
 
     __slots__ = ("t", "mixed", "past")
 
@@ -203,6 +241,16 @@ class AdaptiveDelay(DelayModel):
         self.rule = rule if callable(rule) else v.choice("delay.rule", rule, tuple(RULES))
         self.max_delay = check_delay(max_delay, "delay.max_delay")
 
+    def check_run(self, T, environments):
+        from onlinelab.core.compat import is_spectral
+        for env in environments if self.rule == "confident" else []:
+            domain, name = str(getattr(env, "domain", "spectraplex")), getattr(env, "name", type(env).__name__)
+            if is_spectral(domain):
+                raise ConfigError(f"the 'confident' delay rule needs learners with a mixed strategy per replicate "
+                                  f"(shape (R, K), e.g. on the simplex), but environment {name!r} plays the "
+                                  f"{domain} (density matrices); use a fixed or random [delay], or pass "
+                                  "AdaptiveDelay(rule=) a callable (t, view, max_delay) -> int from Python")
+
     def draw(self, t, view):
         fn = self.rule if callable(self.rule) else RULES[self.rule]
         chosen = call(f"adaptive delay rule {getattr(fn, '__name__', fn)!r}", t, fn, t, view, self.max_delay)
@@ -238,9 +286,12 @@ def make_delay(spec) -> DelayModel:
 
 
 class _Channel:
-    """One learner's delayed-feedback bookkeeping: outstanding count, D so far, the delays drawn, and the
+    """One learner's delayed-feedback bookkeeping: outstanding count, D so far, the latest delays, and the
     feedback still in flight (``pending``, keyed by the round that posted it), so that a checkpoint holds
-    everything a resumed run needs; the link to the simpy loop (``clock``) is rebuilt on resume."""
+    everything a resumed run needs; the link to the simpy loop (``clock``) is rebuilt on resume.
+
+    Its size does not grow with T: D_t is kept at the metric checkpoints only (``D_at``, what the bounds
+    read), the delays drawn as their count, sum and maximum plus the `PAST` latest (``recent``)."""
 
     _transient = ("clock",)
 
@@ -249,15 +300,17 @@ class _Channel:
         self.outstanding = 0
         self.inbox: list = []
         self.D_acc = 0          # Σ_{u<t} outstanding at the end of round u
-        self.D_at: dict[int, int] = {}
-        self.delays: list[int] = []
-        self.max_delay = 0
+        self.D_now = 0          # D_t of the last round ended (D_acc before adding that round's outstanding)
+        self.D_at: dict[int, int] = {}        # checkpoint round t → D_t (filled by metrics)
+        self.recent: deque = deque(maxlen=PAST)
+        self.posted, self.delay_sum, self.max_delay = 0, 0, 0
         self.pending: dict[int, tuple] = {}   # posting round s → (due round s + d_s, play, feedback)
         self.last_round = 0
 
     def post(self, slot, t, play, feedback):
         d = self.clock.delay_for(self, t, play)
-        self.delays.append(d)
+        self.recent.append(d)
+        self.posted, self.delay_sum = self.posted + 1, self.delay_sum + d
         self.max_delay = max(self.max_delay, d)
         self.outstanding += 1
         if t + d <= self.clock.T:
@@ -287,12 +340,13 @@ class _Channel:
             slot.deliver(play, feedback)
         self.outstanding -= len(self.inbox)
         self.inbox.clear()
-        self.D_at[t] = self.D_acc
+        self.D_now = self.D_acc
         self.D_acc += self.outstanding
         self.last_round = t
 
     def metrics(self, slot, t) -> dict:
-        return {"outstanding_feedback": float(self.outstanding), "total_delay": float(self.D_at[t])}
+        self.D_at[t] = self.D_now  # called at each metric checkpoint, right after round t ended
+        return {"outstanding_feedback": float(self.outstanding), "total_delay": float(self.D_now)}
 
     def bounds(self, slot, ctx, own: list) -> list:
         from onlinelab.bounds.delay import delayed_bounds
@@ -325,7 +379,7 @@ class FeedbackClock:
 
     def delay_for(self, channel, t, play) -> int:
         if channel.model.adaptive:
-            return channel.model.draw(t, DelayView(t, frozen_mixed(play.mixed), tuple(channel.delays)))
+            return channel.model.draw(t, DelayView(t, frozen_mixed(play.mixed), tuple(channel.recent)))
         if t not in self._round_delay:  # one draw per round, shared by every learner (common random numbers)
             self._round_delay = {t: check_delay(channel.model.draw(t, None), f"the delay of round {t}")}
         return self._round_delay[t]

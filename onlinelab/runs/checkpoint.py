@@ -4,9 +4,13 @@ A run's whole state — learner states (NamedTuples or dataclasses of arrays), e
 random generators and their block buffers, loss trackers and recorders — is walked once:
 arrays go to the ``.npz`` file, everything else to a JSON document stored beside them in the
 same file, so one ``os.replace`` makes a checkpoint appear whole or not at all.  Objects
-are rebuilt by class name, and only classes of onlinelab itself, of the modules that define
-registered learners and environments, and numpy's generators are accepted, so loading a
-checkpoint never runs code a file chose (which unpickling would).
+are rebuilt by class name, looked up in an explicit allowlist (`onlinelab.runs._allowlist`:
+onlinelab's loop-state classes, registered learners and environments, the classes a plugin's module
+defines or hands to `register_checkpoint_class`, numpy's bit generators).  A name that is not
+on it is refused, whatever module it claims: decoding never imports a module or follows an attribute
+that the file names, so loading a checkpoint never runs code a file chose (which unpickling would).
+Beside the state, a checkpoint carries a small *header* (`read_header`), which a durable run uses
+for the fingerprint that binds the checkpoint to its run (`onlinelab.runs._fingerprint`).
 
 Shared references survive the round trip (a memo keyed by ``id``): a learner's
 `onlinelab.core.rng.BatchRNG` and the buffers that draw from its generators still share
@@ -24,7 +28,6 @@ one generator after loading, which is what makes a resumed run bit-identical.
 from __future__ import annotations
 
 import collections
-import importlib
 import io
 import json
 import os
@@ -34,6 +37,7 @@ import types
 import numpy as np
 
 from onlinelab.errors import StorageError
+from onlinelab.runs._allowlist import BIT_GENERATORS, allowed, qualified, register_checkpoint_class
 from onlinelab.runs.legacy import renamed
 
 FORMAT = 1
@@ -43,6 +47,7 @@ _SCALARS = (bool, int, float, str, type(None))
 
 class _Encoder:
     def __init__(self):
+        self.allowed = allowed()
         self.arrays: dict[str, np.ndarray] = {}
         self.memo: dict[int, int] = {}
         self.keep: list = []  # keep every memoised object alive, so that no id() is reused mid-walk
@@ -69,7 +74,7 @@ class _Encoder:
                                                       enumerate(obj.ravel())], "shape": list(obj.shape)}
             return {"__id__": n, "__array__": self._array(obj, where), "ro": not obj.flags.writeable}
         if isinstance(obj, np.random.Generator):
-            return {"__id__": n, "__generator__": _qualname(type(obj.bit_generator)),
+            return {"__id__": n, "__generator__": qualified(type(obj.bit_generator)),
                     "state": obj.bit_generator.state}
         if isinstance(obj, np.random.SeedSequence):
             return {"__id__": n, "__seedseq__": [obj.entropy, list(obj.spawn_key), obj.pool_size,
@@ -88,20 +93,31 @@ class _Encoder:
             return {"__id__": n, "__set__": [self.encode(x, f"{where} item") for x in obj],
                     "frozen": isinstance(obj, frozenset)}
         if isinstance(obj, types.FunctionType) and "<" not in obj.__qualname__:
-            _check_allowed(obj.__module__, where)
-            return {"__id__": n, "__function__": _qualname(obj)}
+            return {"__id__": n, "__function__": self._allowed(obj, where, "function")}
         cls = type(obj)
         if cls.__module__ == "builtins" or isinstance(obj, (types.FunctionType, types.MethodType, io.IOBase)):
             raise StorageError(f"cannot checkpoint {where} ({cls.__name__} {obj!r:.60}): only arrays, numbers, "
-                               "strings, containers, module-level functions and objects of onlinelab or of "
-                               "registered learner/environment modules can be saved without pickle; store plain "
-                               "data in the state instead (e.g. a module-level function rather than a lambda)")
-        _check_allowed(cls.__module__, where)
+                               "strings, containers, module-level functions and objects of allowed classes can be "
+                               "saved without pickle; store plain data in the state instead (e.g. a module-level "
+                               "function rather than a lambda)")
+        name = self._allowed(cls, where, "class")
         if hasattr(obj, "_fields"):  # NamedTuple
-            return {"__id__": n, "__namedtuple__": _qualname(cls),
+            return {"__id__": n, "__namedtuple__": name,
                     "fields": [self.encode(getattr(obj, f), f"{where}.{f}") for f in obj._fields]}
-        return {"__id__": n, "__object__": _qualname(cls),
+        return {"__id__": n, "__object__": name,
                 "attrs": [[k, self.encode(x, f"{where}.{k}")] for k, x in _attributes(obj).items()]}
+
+    def _allowed(self, obj, where: str, what: str) -> str:
+        """The checkpoint name of ``obj``, refused (before anything is written) when no decoder would accept it."""
+        name = qualified(obj)
+        if self.allowed.get(name) is not obj:
+            raise StorageError(f"cannot checkpoint {where}: its {what} {obj.__qualname__} from module "
+                               f"{obj.__module__!r} is not on the checkpoint allowlist, which holds onlinelab's "
+                               "loop-state classes, registered learners and environments and what their plugin "
+                               "modules define; call onlinelab.runs.checkpoint."
+                               f"register_checkpoint_class({obj.__qualname__}) in your plugin, or keep the state in "
+                               "arrays and plain containers")
+        return name
 
     def _array(self, arr: np.ndarray, where: str) -> str:
         key = f"a{len(self.arrays)}"
@@ -122,41 +138,31 @@ def _attributes(obj) -> dict:
     return out
 
 
-def _qualname(cls) -> str:
-    return f"{cls.__module__}:{cls.__qualname__}"
-
-
-def _allowed_modules() -> set[str]:
-    from onlinelab.core.registry import environment_class, environment_names, learner_class, learner_names
-    mods = {learner_class(n).__module__ for n in learner_names()}
-    return mods | {environment_class(n).__module__ for n in environment_names()}
-
-
-def _check_allowed(module: str, where: str) -> None:
-    if module == "onlinelab" or module.startswith("onlinelab.") or module.startswith("numpy.random"):
-        return
-    if module not in _allowed_modules():
-        raise StorageError(f"{where} is of a class from module {module!r}, which is neither onlinelab nor the module "
-                           "of a registered learner or environment; checkpoints rebuild only those classes "
-                           "(register your learner/environment, or keep its state in arrays)")
-
-
-def _resolve(name: str, where: str):
-    module, _, qual = renamed(name).partition(":")   # a checkpoint written under the flat layout names old paths
-    _check_allowed(module, where)
-    try:
-        obj = importlib.import_module(module)
-        for part in qual.split("."):
-            obj = getattr(obj, part)
-    except (ImportError, AttributeError) as exc:
-        raise StorageError(f"{where} names {name!r}, which no longer exists ({exc}); the checkpoint was written "
-                           "by another version of the code") from exc
-    return obj
-
-
 class _Decoder:
     def __init__(self, arrays, where: str):
         self.arrays, self.where, self.memo = arrays, where, {}
+        self.allowed = allowed()
+
+    def lookup(self, name, what: str):
+        """The allowed class or function ``name`` names (after the legacy renames), checked to be a ``what``.
+
+        Only a table lookup: nothing named by the file is imported and no attribute of anything is followed.
+        """
+        if not isinstance(name, str):
+            raise StorageError(f"{self.where} is damaged: a {what} is named by {name!r:.80}, not a string")
+        table = BIT_GENERATORS if what == "bit generator" else self.allowed
+        obj = table.get(renamed(name))
+        fits = {"function": lambda o: isinstance(o, types.FunctionType),
+                "named tuple": lambda o: isinstance(o, type) and issubclass(o, tuple) and hasattr(o, "_fields"),
+                "class": lambda o: isinstance(o, type) and not issubclass(o, tuple),
+                "bit generator": lambda o: True}[what]
+        if obj is None or not fits(obj):
+            raise StorageError(f"{self.where} names {name!r:.120} as a {what}, which is not on the checkpoint "
+                               "allowlist (onlinelab's loop-state classes, registered learners and environments, "
+                               "what loaded plugins define or register); it was refused, not run. A checkpoint of "
+                               "your own plugin's run needs the plugin loaded first (onlinelab resume --trust, or "
+                               "--plugins FILE.py)")
+        return obj
 
     def array(self, key):
         if key not in self.arrays:
@@ -192,7 +198,7 @@ class _Decoder:
         if "__objarray__" in node:
             return np.array([self.decode(x) for x in node["__objarray__"]] or [], dtype=object).reshape(node["shape"])
         if "__generator__" in node:
-            bitgen = _resolve(node["__generator__"], self.where)()
+            bitgen = self.lookup(node["__generator__"], "bit generator")()
             bitgen.state = node["state"]
             return np.random.Generator(bitgen)
         if "__seedseq__" in node:
@@ -217,11 +223,11 @@ class _Decoder:
             items = [self.decode(x) for x in node["__set__"]]
             return frozenset(items) if node["frozen"] else set(items)
         if "__function__" in node:
-            return _resolve(node["__function__"], self.where)
+            return self.lookup(node["__function__"], "function")
         if "__namedtuple__" in node:
-            return _resolve(node["__namedtuple__"], self.where)(*[self.decode(x) for x in node["fields"]])
+            return self.lookup(node["__namedtuple__"], "named tuple")(*[self.decode(x) for x in node["fields"]])
         if "__object__" in node:
-            cls = _resolve(node["__object__"], self.where)
+            cls = self.lookup(node["__object__"], "class")
             obj = self._shell(node, cls.__new__(cls))
             for k, x in node["attrs"]:
                 object.__setattr__(obj, k, self.decode(x))
@@ -229,7 +235,7 @@ class _Decoder:
         raise StorageError(f"{self.where} is damaged: unknown entry with keys {sorted(node)[:4]}")
 
 
-def save_state(target, state) -> None:
+def save_state(target, state, header: dict | None = None) -> None:
     """Write ``state`` (a graph of arrays, containers and allowed objects) to ``target`` (a path or a binary
     file) as one ``.npz``; a path is written to a temporary file and renamed, so it is never half written.
 
@@ -239,9 +245,12 @@ def save_state(target, state) -> None:
         Where to write.
     state : object
         What to write.
+    header : dict or None, default None
+        Plain JSON data stored beside the state and read back, without decoding the state, by
+        `read_header` (a durable run keeps its fingerprint there).
     """
     enc = _Encoder()
-    doc = json.dumps({"format": FORMAT, "state": enc.encode(state, "state")})
+    doc = json.dumps({"format": FORMAT, "header": header or {}, "state": enc.encode(state, "state")})
     arrays = {**enc.arrays, _STATE_KEY: np.frombuffer(doc.encode("utf8"), dtype=np.uint8)}
     if not isinstance(target, (str, os.PathLike)):
         np.savez(target, **arrays)
@@ -255,14 +264,8 @@ def save_state(target, state) -> None:
     os.replace(tmp, path)
 
 
-def load_state(source):
-    """Read what `save_state` wrote; a damaged file is a `StorageError` naming it.
-
-    Parameters
-    ----------
-    source : str, pathlib.Path or binary file
-        The checkpoint file.
-    """
+def _document(source) -> tuple[dict, dict, str]:
+    """The arrays, the checked state document and the name (for messages) of a checkpoint file."""
     where = repr(str(source)) if isinstance(source, (str, os.PathLike)) else "the checkpoint"
     try:
         with np.load(source, allow_pickle=False) as npz:
@@ -274,15 +277,41 @@ def load_state(source):
         raise StorageError(f"{where} lacks its state document; it is not an onlinelab checkpoint")
     try:
         doc = json.loads(arrays.pop(_STATE_KEY).tobytes().decode("utf8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise StorageError(f"{where} holds a damaged state document ({exc})") from exc
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        raise StorageError(f"{where} holds a damaged state document ({type(exc).__name__}: {exc})") from exc
     if not isinstance(doc, dict) or doc.get("format") != FORMAT or "state" not in doc:
         raise StorageError(f"{where} has checkpoint format {doc.get('format') if isinstance(doc, dict) else '?'}, "
                            f"expected {FORMAT}; it was written by another version of onlinelab")
+    if not isinstance(doc.get("header", {}), dict):
+        raise StorageError(f"{where} has a damaged header ({doc['header']!r:.80}); it is not an onlinelab checkpoint")
+    return arrays, doc, where
+
+
+def read_header(source) -> dict:
+    """The header `save_state` stored (``{}`` for a checkpoint written without one), state left undecoded.
+
+    Parameters
+    ----------
+    source : str, pathlib.Path or binary file
+        The checkpoint file.
+    """
+    return _document(source)[1].get("header", {})
+
+
+def load_state(source):
+    """Read the state `save_state` wrote; a damaged file, or one naming a class or function that is not on
+    the allowlist, is a `StorageError` naming it.
+
+    Parameters
+    ----------
+    source : str, pathlib.Path or binary file
+        The checkpoint file.
+    """
+    arrays, doc, where = _document(source)
     try:
         return _Decoder(arrays, where).decode(doc["state"])
-    except (AttributeError, KeyError, TypeError, ValueError) as exc:
-        raise StorageError(f"{where} is damaged: {type(exc).__name__}: {exc}") from exc
+    except (AttributeError, KeyError, TypeError, ValueError, IndexError, OverflowError, RecursionError) as exc:
+        raise StorageError(f"{where} is damaged: {type(exc).__name__}: {str(exc):.200}") from exc
 
 
-__all__ = ["load_state", "save_state"]
+__all__ = ["load_state", "read_header", "register_checkpoint_class", "save_state"]

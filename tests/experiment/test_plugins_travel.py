@@ -1,6 +1,7 @@
 """Plugins travel with the run (issue 19): a run records its plugin files (path, sha256, a copy), its
-``config.toml`` runs again anywhere, sweep workers load them, ``onlinelab resume`` loads them by itself
-and refuses a file that changed, and reading a run (load_run, report, compare) never executes one.
+``config.toml`` runs again anywhere, sweep workers load them, ``onlinelab resume --trust`` loads them (plain
+``resume`` refuses, issue 20) and refuses a file that changed, and reading a run (load_run, report, compare)
+never executes one.
 
 Runs that must start with an empty registry (a rerun, a resume, ``--plugins ... report``) go through a
 fresh interpreter; the module's runs are made once, in a fresh interpreter too, so this process never
@@ -138,10 +139,14 @@ def test_the_config_of_a_run_directory_runs_again_from_anywhere(runs):
     pd.testing.assert_frame_equal(timeless(runs.tmp / "elsewhere" / "again"), timeless(runs.tmp / "whole"))
 
 
-def test_resume_loads_the_recorded_plugins_by_itself(runs):
+def test_resume_loads_the_recorded_plugins_when_trusted(runs):
     copy = runs.tmp / "copies" / "resumed"
     shutil.copytree(runs.tmp / "failed", copy)
-    out = onlinelab("resume", copy, "--quiet", cwd=runs.tmp / "elsewhere")  # no --plugins
+    before = imports(runs.tmp)
+    refused = onlinelab("resume", copy, "--quiet", cwd=runs.tmp / "elsewhere")  # the user did not say so
+    assert refused.returncode == 2 and "--trust" in refused.stderr and "--plugins" in refused.stderr, refused.stderr
+    assert imports(runs.tmp) == before
+    out = onlinelab("resume", copy, "--quiet", "--trust", cwd=runs.tmp / "elsewhere")  # no --plugins
     assert out.returncode == 0, out.stderr
     pd.testing.assert_frame_equal(timeless(copy), timeless(runs.tmp / "whole"))  # as if never interrupted
     meta = json.loads((copy / "meta.json").read_text())
@@ -155,14 +160,14 @@ def test_resume_refuses_a_plugin_file_that_changed_or_is_missing(runs, tmp_path,
     recorded = sha256(runs.mine)
     try:
         runs.mine.write_text(LEARNER + "# edited after the run\n")
-        code = cli.main(["resume", str(copy), "--quiet"])
+        code = cli.main(["resume", str(copy), "--quiet", "--trust"])
         _, err = capsys.readouterr()
         assert (code, err) == (2, f"error: the plugin file {str(runs.mine)!r} has changed since the run in "
                                   f"{str(copy)!r} loaded it: recorded sha256 {recorded}, now {sha256(runs.mine)}; "
                                   f"restore it (the run keeps a copy: {str(copy / 'plugins' / 'mine.py')!r}) or start "
                                   "a new run with `onlinelab run`\n")
         runs.mine.unlink()
-        code = cli.main(["resume", str(copy), "--quiet"])
+        code = cli.main(["resume", str(copy), "--quiet", "--trust"])
         _, err = capsys.readouterr()
         assert (code, err) == (2, f"error: the run in {str(copy)!r} loaded the plugin file {str(runs.mine)!r} "
                                   f"(sha256 {recorded}), which is missing now; restore it (the run keeps a copy: "
