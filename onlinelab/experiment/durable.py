@@ -11,7 +11,10 @@ current round, checkpoint, save what finished and say how to resume.  `resume_ru
 rebuilds the run from ``config.toml``, skips finished environments, restores the checkpoint
 and plays the remaining rounds: the final metrics are bit-identical to an uninterrupted run's
 (``runtime_s``, a wall-clock time, aside).  The finished run replaces the claimed directory
-with one rename.
+in one atomic step (`onlinelab.runs.storage.install_dir`), so the run directory is never missing.
+Every check of the config runs before the claim (`check_run`); a directory left by a start that
+failed before it completed anything is claimed again; a full disk is a StorageError that names
+the directory and says that ``onlinelab resume`` finishes the run (`writes`).
 
 >>> import tempfile, onlinelab as ol
 >>> from onlinelab.experiment.default import run_experiment
@@ -26,13 +29,16 @@ with one rename.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
+import os
 import pathlib
 import signal
+import socket
 import time
 import warnings
 
-from onlinelab.errors import OnlinelabError, StorageError
+from onlinelab.errors import ConfigError, OnlinelabError, StorageError
 from onlinelab.runs import storage
 from onlinelab.runs._fingerprint import bind, fingerprint
 from onlinelab.runs.checkpoint import load_state, save_state
@@ -53,6 +59,23 @@ class RunInterrupted(OnlinelabError):
 
     def __str__(self) -> str:
         return str(self.args[0])
+
+
+def writes(folder_of, resumable: bool = True):
+    """Decorate a function that writes a run directory: an OSError it raises (a full disk) becomes the StorageError
+    of `onlinelab.runs.storage.write_failed`, naming the directory (``folder_of(*args)``) and, when
+    ``resumable``, saying that ``onlinelab resume`` finishes the run."""
+    def wrap(fn):
+        @functools.wraps(fn)
+        def checked(*args, **kwargs):
+            try:
+                return fn(*args, **kwargs)
+            except OnlinelabError:
+                raise
+            except OSError as exc:
+                raise storage.write_failed(exc, folder_of(*args), resumable) from exc
+        return checked
+    return wrap
 
 
 class Durable:
@@ -102,6 +125,7 @@ class Durable:
     def finished(self, env_label: str):
         return self.done.get(env_label)
 
+    @writes(lambda self, *args: self.path)
     def env_done(self, env_label: str, result) -> None:
         parts = self.path / PARTS
         parts.mkdir(exist_ok=True)
@@ -112,6 +136,7 @@ class Durable:
         storage._write_atomic(stem.with_suffix(".json"), lambda p: p.write_text(doc))
         self.done[env_label] = result
 
+    @writes(lambda self, *args: self.path)
     def after_round(self, t: int, env_label: str, state, rounds: int = 1) -> None:
         """Round t (the last of ``rounds`` played together, e.g. a block) finished: checkpoint when due, stop when
         asked."""
@@ -160,18 +185,99 @@ class Durable:
                 signal.signal(sig, prev)
 
 
+def check_run(cfg) -> None:
+    """The checks of a regret config that need its horizon, learners and environments together.
+
+    `claim` runs them before it creates the run directory, so that a config the run would refuse only once
+    it started (checkpoints past T, a delay schedule shorter than T, the 'confident' delay rule on density
+    matrices, a learner's ``weights`` list shorter than T, ``[arrivals]`` on an adaptive environment or
+    without a service time for a learner) exits 2 and leaves nothing behind.
+    """
+    from onlinelab.core.schedule import _checkpoints
+    _checkpoints(cfg.rounds, cfg.checkpoints)
+    envs, learners = cfg.build()
+    if cfg.delay is not None:
+        from onlinelab.feedback.delays import make_delay
+        make_delay(cfg.delay).check_run(cfg.rounds, envs)
+    for label, lrn in learners.items():
+        weights = getattr(lrn, "weights", None)
+        if isinstance(weights, (list, tuple)) and len(weights) < cfg.rounds:
+            raise ConfigError(f"learner {label!r}: weights lists {len(weights)} values for T = {cfg.rounds} rounds; "
+                              "give one per round, or use weights = 'constant' or 'linear'")
+    if cfg.arrivals is not None:
+        from onlinelab.feedback.arrivals import make_arrivals
+        arrivals = make_arrivals(cfg.arrivals)
+        for env in envs:
+            if env.adaptive:
+                raise ConfigError(f"arrivals need an oblivious environment; {env.name!r} is adaptive: remove "
+                                  "[arrivals] or choose an oblivious environment")
+        for field in ("service", "overhead"):
+            given = getattr(arrivals, field)
+            missing = [label for label in learners if isinstance(given, dict) and label not in given]
+            if missing:
+                raise ConfigError(f"arrivals.{field} gives no value for learner {missing[0]!r}; add {missing[0]!r} "
+                                  f"to it (it has {sorted(given)})")
+
+
+def _failed_start(path: pathlib.Path) -> bool:
+    """True when ``path`` holds a run that stopped before it completed anything (no checkpoint, no finished
+    environment) and that no process runs: its status is ``failed``, or the process that claimed it on this
+    machine is gone.  Claiming such a directory again loses nothing."""
+    if not (path / "meta.json").is_file() or (path / CHECKPOINT).exists() or (path / PARTS).exists():
+        return False
+    try:
+        meta = storage.read_json(path / "meta.json")
+    except StorageError:
+        return False
+    status, owner = str(meta.get("status", "")), meta.get("claimed_by") or {}
+    if status.startswith("failed"):
+        return True
+    pid = str(owner.get("pid", ""))
+    if status != "running" or owner.get("host") != socket.gethostname() or not pid.isdigit():
+        return False
+    if int(pid) == os.getpid():  # this process, e.g. another thread's run: alive
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # alive, another user's
+        return False
+    return False
+
+
+def _refuse_unfinished(path: pathlib.Path) -> None:
+    """An unfinished run in ``path`` (a checkpoint to resume) is refused with the command that finishes it."""
+    if (path / "meta.json").is_file() and (path / "config.toml").is_file():
+        status = storage.read_json(path / "meta.json").get("status")
+        if status != "complete":
+            raise StorageError(f"{str(path)!r} holds an unfinished run (status {status!r}); finish it with "
+                               f"`onlinelab resume {path}`, pass --force to replace it, or choose another --out")
+
+
+@writes(lambda path, *args: path, resumable=False)
 def claim(path, resolved: dict, cfg, durable: Durable, force: bool = False, plugins: list | None = None) -> None:
     """Create the run directory at ``path`` atomically, holding the config, a ``running`` status and the
-    run's plugin files (``plugins``, records of `onlinelab.experiment.plugins.plugin_records`)."""
+    run's plugin files (``plugins``, records of `onlinelab.experiment.plugins.plugin_records`).
+
+    `check_run` comes first; then what a killed save left is removed
+    (`onlinelab.runs.storage.clean_leftovers`), a directory left by a start that failed (`_failed_start`) is
+    claimed again, and an unfinished run is refused, naming ``onlinelab resume``."""
     from onlinelab.experiment.config import dump_toml
     from onlinelab.experiment.plugins import record_in
     path = pathlib.Path(path)
+    check_run(cfg)
+    storage.clean_leftovers(path)
+    force = force or _failed_start(path)
+    if not force:
+        _refuse_unfinished(path)
     storage.refuse_occupied(path, force)
     tmp = storage.staging_dir(path)
     (tmp / "config.toml").write_text(dump_toml(resolved))
     durable.fingerprint = fingerprint(read_toml(tmp / "config.toml"))  # as resume will read it back
     meta = {"status": "running", "T": cfg.rounds, "replicates": cfg.replicates, "seed": cfg.seed,
-            "durability": durable.settings(), **storage.environment_info()}
+            "durability": durable.settings(), "claimed_by": {"host": socket.gethostname(), "pid": os.getpid()},
+            **storage.environment_info()}
     storage.write_extra(tmp, record_in(meta, None, plugins or []))
     (tmp / "meta.json").write_text(json.dumps(storage._jsonable(meta), indent=2))
     storage.install_dir(tmp, path, force)
@@ -189,14 +295,18 @@ def execute(cfg, resolved: dict, path: pathlib.Path, durable: Durable, progress:
             result = cfg.simulate(progress=progress, durable=durable)
         except OnlinelabError as exc:
             if getattr(exc, "partial", None) is not None:  # what finished, beside the checkpoint
-                record_in(exc.partial.meta, None, plugins or [])
-                storage.write_files(exc.partial, path, config=resolved)
+                try:
+                    record_in(exc.partial.meta, None, plugins or [])
+                    storage.write_files(exc.partial, path, config=resolved)
+                except Exception as failed:  # noqa: BLE001 — the run's own error is the one the user sees
+                    exc.add_note(f"saving the completed part in {path} failed too ({type(failed).__name__}: "
+                                 f"{failed})")
                 exc.run_dir = path
             raise
     result.meta["wall_s"] = time.time() - start
     result.meta["kind"] = "regret"  # onlinelab.experiment.kinds.regret: load_run, compare and resume find the kind
     files = record_in(result.meta, None, plugins or [])
-    storage.save_run(result, path, config=resolved, force=True, files=files)  # replaces the claimed directory
+    storage.save_run(result, path, config=resolved, force=True, files=files, resumable=True)  # over the claim
     for w in caught:  # re-raised only now, so that a violation never stops the run directory being written
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     return result, path
@@ -226,6 +336,7 @@ def resume_run(path, progress: bool = False, trust: bool = False):
         raise StorageError(f"{str(path)!r} is not a run directory that can be resumed (it needs meta.json and "
                            "config.toml, as `onlinelab run` writes them)")
     meta = storage.read_json(path / "meta.json")
+    storage.clean_leftovers(path)  # what a killed save left (staging directories, half-written files)
     if meta.get("status") == "complete":
         return load_run(path), path
     from onlinelab.experiment.plugins import load_recorded
