@@ -1,0 +1,149 @@
+"""The stochastic policies' compiled block kernels (onlinelab.kernels.stochastic, stochastic_sampling) against the numpy
+reference: the same metrics bit for bit (the arithmetic is written in the same order and draws the same numbers) on
+every arms environment, across block boundaries, under delays, across checkpoint and resume; `take_rounds` leaves
+the streams as the rounds would; a user's subclass, and a kernel that cannot compile, take the numpy path."""
+import copy
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import onlinelab as ol
+from onlinelab.core.base import label_of
+from onlinelab.core.rng import BatchRNG
+from onlinelab.kernels import stochastic as KS
+from onlinelab.kernels import stochastic_sampling as KT
+from onlinelab.learners.index_bandits import UCB1
+from onlinelab.learners.stochastic_draws import take_rounds
+
+#: every compiled policy (registered name, parameters), with the kernel that plays it
+POLICIES = [("ucb1", {}, KS.index_block), ("moss", {}, KS.index_block), ("kl-ucb", {}, KS.klucb_block),
+            ("kl-ucb", {"c": 3.0}, KS.klucb_block), ("kl-ucb", {"exploration": lambda t: np.log(t) ** 1.5},
+                                                     KS.klucb_block),
+            ("kl-ucb", {"family": "gaussian", "sigma": 0.5}, KS.index_block),
+            ("thompson", {}, KT.thompson_bernoulli_block),
+            ("thompson", {"family": "gaussian", "sigma": 0.5}, KS.index_block),
+            ("epsilon-greedy", {"c": 0.05}, KT.epsilon_greedy_block), ("sw-ucb", {"window": 37}, KS.index_block),
+            ("d-ucb", {"discount": 0.97}, KS.index_block)]
+ENVIRONMENTS = [("bernoulli-arms", {}), ("bernoulli-arms", {"means": "linear-9"}),
+                ("bernoulli-arms", {"means": "low-means"}), ("bernoulli-arms", {"means": "hard-gaps"}),
+                ("gaussian-arms", {"means": [0.0, 0.3, 0.5], "sigma": 0.5}),
+                ("piecewise-arms", {"changes": [90, 160]})]
+IDS = [label_of(ol.make_learner(name, **params)) for name, params, _ in POLICIES]
+SERIALISABLE = [(name, params, kern) for name, params, kern in POLICIES if not any(map(callable, params.values()))]
+
+
+def without_runtime(metrics: pd.DataFrame) -> pd.DataFrame:
+    return metrics[metrics.metric != "runtime_s"].reset_index(drop=True)
+
+
+def both_paths(env, learner, **kw):
+    """The run's metrics with the kernels and with the numpy reference."""
+    fast = ol.simulate(env, [learner], compiled=True, **kw).metrics
+    plain = ol.simulate(env, [learner], compiled=False, **kw).metrics
+    return without_runtime(fast), without_runtime(plain)
+
+
+@pytest.fixture
+def count_calls(monkeypatch):
+    """Counts the calls of a Kernel (its ``call``), so a test sees that the compiled path really ran."""
+    def counting(kern):
+        box = {"n": 0}
+        real = type(kern).call
+
+        def call(self, *args):
+            if self is kern:
+                box["n"] += 1
+            return real(self, *args)
+        monkeypatch.setattr(type(kern), "call", call)
+        return box
+    return counting
+
+
+@pytest.mark.parametrize("env_name, params", ENVIRONMENTS, ids=[f"{n}-{p.get('means', '')}" for n, p in ENVIRONMENTS])
+@pytest.mark.parametrize("name, kw, kern", POLICIES, ids=IDS)
+def test_kernel_equals_numpy_bit_for_bit(env_name, params, name, kw, kern, count_calls):
+    """T = 203 with checkpoints at 1, 50, 64, 129 and 203: blocks of 1 (played round by round), 49, 14, 64, 1 and
+    74 → 64 + 10 rounds, so blocks start and end at odd places and round 1 is not in a block."""
+    env, learner = ol.make_environment(env_name, **params), ol.make_learner(name, **kw)
+    calls = count_calls(kern)
+    fast, plain = both_paths(env, learner, T=203, replicates=3, seed=11, checkpoints=[1, 50, 64, 129, 203])
+    assert calls["n"] >= 4
+    pd.testing.assert_frame_equal(fast, plain, check_exact=True)
+
+
+@pytest.mark.parametrize("name, kw, kern", POLICIES, ids=IDS)
+def test_under_delays_the_rounds_are_played_one_by_one(name, kw, kern, count_calls):
+    """With delayed feedback no block is played (the round-by-round path runs): the switch changes nothing."""
+    calls = count_calls(kern)
+    fast, plain = both_paths("bernoulli-arms", ol.make_learner(name, **kw), T=150, replicates=2, seed=5,
+                             checkpoints=[75, 150], delay={"kind": "fixed", "d": 4})
+    assert calls["n"] == 0
+    pd.testing.assert_frame_equal(fast, plain, check_exact=True)
+
+
+@pytest.mark.parametrize("name, kw, kern", SERIALISABLE, ids=[label_of(ol.make_learner(n, **k))
+                                                                for n, k, _ in SERIALISABLE])
+def test_resumed_compiled_run_equals_the_numpy_run(name, kw, kern, tmp_path, count_calls):
+    """A run with the kernels, stopped after round 70 (mid-block) and resumed, equals the uninterrupted run; that run
+    equals the numpy reference's (checked here too, on the same piecewise arms)."""
+    from tests.resume_check import assert_resume_is_bit_identical
+    calls = count_calls(kern)
+    cfg = {"run": {"name": "kr", "rounds": 160, "replicates": 2, "checkpoints": [30, 100, 160], "seed": 7},
+           "environments": [{"name": "piecewise-arms", "changes": [60, 120]}], "learners": [{"name": name, **kw}]}
+    assert_resume_is_bit_identical(cfg, 70, tmp_path)
+    assert calls["n"] >= 3
+    env = ol.make_environment("piecewise-arms", changes=[60, 120])
+    fast, plain = both_paths(env, ol.make_learner(name, **kw), T=160, replicates=2, seed=7, checkpoints=[30, 100, 160])
+    pd.testing.assert_frame_equal(fast, plain, check_exact=True)
+
+
+def test_a_subclass_plays_the_numpy_reference(count_calls):
+    """A user's subclass (even one that changes nothing) never reaches the kernel, and plays as the class does."""
+    class MyUCB(UCB1):
+        pass
+    calls = count_calls(KS.index_block)
+    mine = ol.simulate("bernoulli-arms", [MyUCB()], T=200, replicates=2, seed=1, checkpoints=[200]).metrics
+    assert calls["n"] == 0
+    theirs = ol.simulate("bernoulli-arms", [UCB1()], T=200, replicates=2, seed=1, checkpoints=[200]).metrics
+    np.testing.assert_array_equal(without_runtime(mine).value.to_numpy(), without_runtime(theirs).value.to_numpy())
+
+
+@pytest.mark.parametrize("name, kw, kern", [POLICIES[6], POLICIES[7], POLICIES[8]], ids=IDS[6:9])
+def test_a_kernel_that_fails_to_compile_leaves_the_streams_untouched(name, kw, kern, monkeypatch):
+    """A first call that cannot compile returns None after the block's numbers were taken: they are put back,
+    so the numpy path that then runs draws them again and the run equals the numpy run."""
+    monkeypatch.setattr(kern, "_first_call_ready", False)
+    monkeypatch.setattr(type(kern), "call", lambda self, *args: None)
+    learner = ol.make_learner(name, **kw)
+    failed = ol.simulate("bernoulli-arms", [learner], T=150, replicates=2, seed=4, checkpoints=[150]).metrics
+    plain = ol.simulate("bernoulli-arms", [learner], T=150, replicates=2, seed=4, checkpoints=[150],
+                        compiled=False).metrics
+    pd.testing.assert_frame_equal(without_runtime(failed), without_runtime(plain), check_exact=True)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_take_rounds_leaves_the_streams_as_the_rounds_do(seed):
+    """Random take patterns, block lengths and buffer sizes: the numbers equal those of the rounds' own calls, and
+    the buffers and generators end in the same state (so every later draw is the same)."""
+    rs = np.random.default_rng(seed)
+    R, block = int(rs.integers(1, 4)), int(rs.choice([4, 16, 512]))
+    rng = BatchRNG.from_seed(seed, "learner", "take-rounds", R, block=block)
+    for _ in range(int(rs.integers(0, 5))):                       # some numbers already taken
+        (rng.random if rs.random() < 0.5 else rng.normal)(int(rs.integers(1, 40)))
+    takes = [(str(rs.choice(["random", "normal"])), int(rs.integers(1, 30))) for _ in range(int(rs.integers(1, 4)))]
+    n = int(rs.integers(1, 70))
+    rounds = copy.deepcopy(rng)
+    got = take_rounds(rng, takes, n)
+    for j, (_, k) in enumerate(takes):
+        assert got[j].shape == (R, n, k)
+    want = [[] for _ in takes]
+    for _ in range(n):
+        for j, (kind, k) in enumerate(takes):
+            want[j].append(np.array((rounds.random if kind == "random" else rounds.normal)(k)))
+    for j in range(len(takes)):
+        np.testing.assert_array_equal(got[j], np.stack(want[j], axis=1))
+    for buf in ("_uniform", "_normal"):
+        assert getattr(rng, buf).pos == getattr(rounds, buf).pos
+        np.testing.assert_array_equal(getattr(rng, buf).data, getattr(rounds, buf).data)
+    assert [g.bit_generator.state for g in rng.gens] == [g.bit_generator.state for g in rounds.gens]
