@@ -29,8 +29,9 @@ SUMMARY_COLUMNS = [
     Column("learner", "players", fmt="text"), Column("environment", "f", fmt="text"),
     Column("replicates", "R", fmt="d"), Column("T", fmt="d"),
     Column("suboptimality"), Column("gap", "duality gap"), Column("regret", "avg regret sum"),
+    Column("bound_on", "bound on", fmt="text", na=NO_RATE),
     Column("bound", "rate bound", na=NO_RATE), Column("bound_name", "rate", fmt="text", na=NO_RATE),
-    Column("ratio", "ratio to bound", fmt=".3f", na=NO_RATE), Column("breaches", fmt="d")]
+    Column("ratio", "value/bound", fmt=".3f", na=NO_RATE), Column("breaches", fmt="d")]
 
 
 def game_arrays(ckpts, rows, bounds) -> tuple[np.ndarray, dict]:
@@ -102,14 +103,17 @@ class GameResult(Result):
         return m.pivot_table(index="t", columns="replicate", values="value").to_numpy()
 
     def summary(self) -> pd.DataFrame:
-        """One row: final mean suboptimality, gap, regret sum, tightest applicable rate bound and the ratio."""
+        """One row: final mean suboptimality, gap, regret sum, the tightest applicable finite rate bound, the metric it
+        bounds (``bound_on``: the suboptimality of the averaged or of the shifted iterate) and that metric over it."""
         row = {"learner": self.learners[0], "environment": self.environments[0], "T": self.meta["T"],
                "replicates": self.meta["replicates"]}
         for m in GAME_METRICS:
             row[m] = float(self.final(m).mean())
-        ok = [b for b in self.meta.get("bounds", []) if b["holds"] and not b.get("reference")]
+        ok = [b for b in self.meta.get("bounds", []) if b["holds"] and not b.get("reference")
+              and b["final_bound"] is not None and np.isfinite(b["final_bound"])]   # an infinite rate says nothing
         best = min(ok, key=lambda b: b["final_bound"]) if ok else None
-        row.update(bound=None if best is None else best["final_bound"],
+        row.update(bound_on=None if best is None else self.bound_metric(best["name"]),
+                   bound=None if best is None else best["final_bound"],
                    bound_name=None if best is None else best["name"],
                    ratio=None if best is None else float(self.final(self.bound_metric(best["name"])).mean())
                    / best["final_bound"],

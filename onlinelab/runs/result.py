@@ -22,17 +22,18 @@ from scipy.special import stdtrit  # Student-t quantiles (scipy.stats costs 0.4 
 
 from onlinelab.bounds.base import LossStats
 from onlinelab.errors import BoundViolationWarning, ConfigError, did_you_mean
-from onlinelab.runs.tables import Column, format_table
+from onlinelab.runs.tables import Column, format_table, missing
 
 COLUMNS = ["learner", "environment", "replicate", "t", "metric", "value"]
-NO_BOUND = "no bound whose assumptions hold (see Result.bounds())"
+NO_BOUND = "no finite bound whose assumptions hold (see Result.bounds())"
 SUMMARY_COLUMNS = [
     Column("learner", fmt="text"), Column("environment", fmt="text"), Column("replicates", "R", fmt="d"),
     Column("T", fmt="d"), Column("regret"),
     Column("ci_low", "95% CI low", na="one replicate: no confidence interval"),
     Column("ci_high", "95% CI high", na="one replicate: no confidence interval"),
-    Column("bound", na=NO_BOUND), Column("bound_name", "bound name", fmt="text", na=NO_BOUND),
-    Column("ratio", "regret/bound", fmt=".3f", na=NO_BOUND),
+    Column("bound_on", "bound on", fmt="text", na=NO_BOUND), Column("bound", na=NO_BOUND),
+    Column("bound_name", "bound name", fmt="text", na=NO_BOUND),
+    Column("ratio", "value/bound", fmt=".3f", na=NO_BOUND),
     Column("us_per_replicate_round", "µs/(replicate·round)", fmt=".2f"),
     Column("lai_robbins_ratio", "regret / Lai–Robbins", fmt=".3f",
            na="no Lai–Robbins curve for this learner (stationary stochastic arms only)")]
@@ -256,16 +257,19 @@ class Result:
 
     def bounds(self) -> pd.DataFrame:
         """One row per (learner, environment, bound): applicability, failed assumptions, whether it bounds every
-        replicate (``pointwise``) or the expectation, final value, worst ratio regret/bound, violation."""
+        replicate (``pointwise``) or the expectation, final value, worst ratio regret/bound, violation, and the
+        metric it bounds (``metric``: regret, realized_regret, pseudo_regret…) with that metric's final mean."""
         rows = [{"learner": b["learner"], "environment": b["environment"], "bound": b["name"], "ref": b["ref"],
                  "holds": b["holds"],
                  "failed_assumptions": "; ".join(k for k, ok in b["assumptions"].items() if not ok),
                  "pointwise": b.get("pointwise", False), "final_bound": b["final_bound"],
                  "worst_ratio": b["worst_ratio"], "violated": b["violated"],
-                 "checked": not (b.get("reference", False) or b.get("lower", False)), "lower": b.get("lower", False)}
+                 "checked": not (b.get("reference", False) or b.get("lower", False)), "lower": b.get("lower", False),
+                 "metric": b.get("metric", "regret"), "final_value": b.get("final_value")}
                 for b in self.meta.get("bounds", [])]
         return pd.DataFrame(rows, columns=["learner", "environment", "bound", "ref", "holds", "failed_assumptions",
-                                           "pointwise", "final_bound", "worst_ratio", "violated", "checked", "lower"])
+                                           "pointwise", "final_bound", "worst_ratio", "violated", "checked", "lower",
+                                           "metric", "final_value"])
 
     def tidy(self) -> pd.DataFrame:
         """The metrics table plus a ``holds`` column: on a ``bound:<name>`` row, whether that bound applies.
@@ -287,7 +291,8 @@ class Result:
         return b[b["violated"]]
 
     def summary(self) -> pd.DataFrame:
-        """One row per learner × environment: final regret mean and 95% CI, tightest applicable bound, ratio, µs."""
+        """One row per learner × environment: final regret mean and 95% CI, the tightest applicable finite bound,
+        the metric it bounds (``bound_on``), that metric's final mean over the bound (``ratio``), µs per round."""
         rows = []
         bounds = self.bounds()
         scored = "regret" in set(self.metrics.metric)  # not with comparator="none": regret is n/a there
@@ -299,15 +304,21 @@ class Result:
             half = float(stdtrit(n - 1, 0.975) * vals.std(ddof=1) / np.sqrt(n)) if n > 1 else float("nan")
             mine = bounds[(bounds.learner == learner) & (bounds.environment == env) & bounds.holds & bounds.checked]
             mine = mine.dropna(subset=["final_bound"])
+            mine = mine[np.isfinite(mine.final_bound.astype(float))]   # an infinite bound says nothing: n/a
             best = mine.loc[mine.final_bound.idxmin()] if len(mine) else None
+            value = None if best is None or missing(best.final_value) else float(best.final_value)
+            if best is not None and value is None and best.metric == "regret":   # runs saved before final_value
+                value = mean
             timing = self.meta["timings"][env]
             T = self.meta.get("T_by_learner", {}).get(learner, self.meta["T"])
             rows.append({
                 "learner": learner, "environment": env, "replicates": n, "T": T,
                 "regret": mean, "ci_low": mean - half, "ci_high": mean + half,
+                "bound_on": None if best is None else best.metric,
                 "bound": None if best is None else float(best.final_bound),
                 "bound_name": None if best is None else best.bound,
-                "ratio": None if best is None else mean / float(best.final_bound),
+                # the bounded metric over its bound: pseudo-regret for a pseudo-regret bound, not the regret
+                "ratio": None if value is None else value / float(best.final_bound),
                 "violated": bool(bounds[(bounds.learner == learner) & (bounds.environment == env)].violated.any()),
                 "us_per_replicate_round": 1e6 * timing["learner_s"][learner] / (n * T),
                 **self._lai_robbins_ratio(learner, env),

@@ -60,7 +60,7 @@ def test_config_file_run_writes_resolved_config(tmp_path):
     assert status == 0
     written = C.load_toml(out / "config.toml")
     assert written["run"] == {"name": "small", "seed": 5, "rounds": 50, "replicates": 2, "checkpoints": 8,
-                              "comparator": "exact"}
+                              "comparator": "exact", "compiled": True}
     assert written["learners"][0] == {"name": "logdet-omd", "label": "logdet-omd(sampler='sparse')", "eta": "auto",
                                       "gamma": "auto", "sampler": "sparse", "reorth_every": 32}
     # the resolved config reproduces the run exactly

@@ -47,7 +47,7 @@ def test_regret_summary_text_has_na_footnotes_not_nan():
     assert "nan" not in text.lower() and "None" not in text
     # one replicate: no CI (footnote ¹); ftl has no applicable bound on this environment (footnote ²)
     assert "¹ n/a: one replicate: no confidence interval" in text
-    assert "² n/a: no bound whose assumptions hold" in text
+    assert "² n/a: no finite bound whose assumptions hold" in text
     assert res.exit_status() == 0
 
 
@@ -120,4 +120,4 @@ def test_a_summary_without_the_declared_columns_prints_all_of_its_own():
             return pd.DataFrame([{"pairs": 3, "distortion": 0.25, "bound": None}])
     text = Other(pd.DataFrame(), {}).summary_text().splitlines()
     assert text[0].split() == ["pairs", "distortion", "bound"] and text[1].split() == ["3", "0.2500", "n/a¹"]
-    assert text[-1] == "¹ n/a: no bound whose assumptions hold (see Result.bounds())"
+    assert text[-1] == "¹ n/a: no finite bound whose assumptions hold (see Result.bounds())"
