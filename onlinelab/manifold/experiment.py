@@ -76,7 +76,47 @@ def _grid(method: str, est, base: dict, overrides: dict) -> list[dict]:
     if bad:
         raise UnknownNameError(f"{method} has no parameter {bad[0]!r}{did_you_mean(bad[0], params)}")
     names = list(keys)
+    for k in names:   # the grid's values label the rows ("le k=2 t=10"): numbers only, checked here
+        for val in _as_list(k, keys[k]):
+            if not v._is_real(val):
+                raise ConfigTypeError(f"manifold.{k} must hold numbers, got {val!r} ({type(val).__name__}) for "
+                                      f"{method}; write e.g. {k} = [2, 3] without quotes")
     return [dict(zip(names, combo, strict=True)) for combo in itertools.product(*(_as_list(k, keys[k]) for k in names))]
+
+
+#: Dense m × m arrays a fit keeps at once (distances, weights or kernel, eigenvectors, a copy), for the memory check
+DENSE_COPIES = 4
+
+
+def check_size(dataset: str, m, fits: int, *, field: str = "m", draws_field: str = "draws") -> None:
+    """Refuse a grid whose fits cannot fit in memory or time, before any point is drawn (`onlinelab.core.sizes`).
+
+    A spectral fit on m points holds a few dense m × m arrays (:data:`DENSE_COPIES`) and solves an m × m
+    eigenproblem, O(m³) (theory §7, docs/theory/07-manifold.md).
+
+    Parameters
+    ----------
+    dataset : str
+        "helix" (m = 2000 by default) or "digits" (all 1797 points by default).
+    m : int or None
+        Number of points.
+    fits : int
+        Fits in the grid (methods × grid points × draws).
+    field, draws_field : str
+        How messages name m and the draws (``"manifold.m"`` in a config).
+
+    >>> check_size("helix", 10 ** 7, 1, field="manifold.m")
+    Traceback (most recent call last):
+    ...
+    onlinelab.errors.ConfigError: manifold.m = 10000000 gives arrays of 10000000 × 10000000 entries, ...
+    """
+    from onlinelab.core.sizes import FLOPS_PER_S, Estimate, check_array, check_estimate
+    points = (2000 if dataset == "helix" else 1797) if m is None else v.integer(field, m, minimum=2)
+    check_array(f"{field} = {points}", (points, points), copies=DENSE_COPIES, fix=f"lower {field}")
+    seconds = fits * 15.0 * float(points) ** 3 / FLOPS_PER_S
+    check_estimate(Estimate(DENSE_COPIES * 8.0 * points ** 2, seconds),
+                   sizes=f"{field} = {points}, {fits} fits", fix=f"lower {field}, or fit fewer methods, grid points "
+                                                                f"or {draws_field}")
 
 
 def label(method: str, p: dict) -> str:
@@ -128,6 +168,7 @@ def run_grid(dataset: str, methods, *, m: int | None = None, draws: int = 1, n_c
     overrides = overrides or {}
     base = {"n_components": n_components, "n_neighbors": n_neighbors, "radius": radius}
     plans = [(name, p) for name in methods for p in _grid(name, METHODS[name][0], base, overrides.get(name, {}))]
+    check_size(dataset, m, len(plans) * draws)
     rows = []
     for d, child in enumerate(np.random.SeedSequence(seed).spawn(draws)):
         X, latent = _draw(dataset, m, np.random.default_rng(child))
@@ -189,6 +230,11 @@ def parse_manifold(data: dict, seed=None, replicates=None) -> tuple[dict, dict]:
               "radius": table.get("radius", [10.0]), "score_neighbors": table.get("score_neighbors", 10),
               "overrides": overrides, "seed": v.integer("run.seed", run.get("seed", 0) if seed is None else seed,
                                                         minimum=0)}
+    draws = v.integer("manifold.draws", kwargs["draws"], minimum=1)
+    base = {k: kwargs[k] for k in GRID_KEYS}
+    fits = sum(len(_grid(name, METHODS[name][0], base, overrides.get(name, {}))) for name in methods) * draws
+    check_size(v.choice("manifold.dataset", kwargs["dataset"], DATASETS), kwargs["m"], fits, field="manifold.m",
+               draws_field="manifold.draws")
     resolved_table = {k: kwargs[k] for k in MANIFOLD_KEYS if kwargs.get(k) is not None}
     resolved_table.update({f"{meth}_{p}": val for meth, ps in overrides.items() for p, val in ps.items()})
     resolved = {"run": {"name": run.get("name", "manifold"), "seed": kwargs["seed"]}, "manifold": resolved_table}
