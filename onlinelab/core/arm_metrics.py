@@ -30,6 +30,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from onlinelab.kernels import compiled_active
+from onlinelab.kernels import recorder as recorder_kernels
+
 MAX_ARMS = 100   # pulls_<i> are recorded for arms 0 … MAX_ARMS − 1 (one metric row per arm and checkpoint)
 
 
@@ -107,7 +110,14 @@ class ArmMetrics:
         """
         R, K = self.pulls.shape
         p = np.asarray(mixed, dtype=float).reshape(-1, R, K)
-        regret, optimal = self._terms(np.asarray(self.env.expected_losses(t, p.shape[0]), dtype=float), p)
+        m = np.asarray(self.env.expected_losses(t, p.shape[0]), dtype=float)
+        if compiled_active():   # one pass, the same sums in the same order (onlinelab.kernels.recorder)
+            m3 = np.ascontiguousarray(m[:, None, :] if m.ndim == 2 else m)
+            if recorder_kernels.run(recorder_kernels.arm_terms_into, m3, np.ascontiguousarray(p), self.regret,
+                                    self.optimal, self.pulls) is not None:
+                self.rounds += p.shape[0]
+                return
+        regret, optimal = self._terms(m, p)
         self.regret = _running(self.regret, regret)
         self.optimal = _running(self.optimal, optimal)
         self.pulls = _running(self.pulls, p)

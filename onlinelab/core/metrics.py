@@ -19,6 +19,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from onlinelab.kernels import compiled_active
+from onlinelab.kernels import recorder as recorder_kernels
+
 COMPARATORS = ("exact", "truth", "none")
 
 
@@ -120,8 +123,17 @@ class LossTracker:
             self.history.setdefault(key, []).append(val.copy())
 
 
-def _running(total: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """total + rows[0] + rows[1] + … added in this order (as round by round), (R,)."""
+def running(total: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """total + rows[0] + rows[1] + … added in this order (as round by round): a new array shaped like total.
+
+    With the compiled switch on (`onlinelab.kernels`) one pass in place of numpy's accumulate over the
+    n + 1 stacked rows; the same additions in the same order, so bit for bit.
+    """
+    if compiled_active():
+        out = np.array(total, dtype=float)
+        flat = np.ascontiguousarray(rows, dtype=float).reshape(len(rows), -1)
+        if recorder_kernels.run(recorder_kernels.running_into, out.reshape(-1), flat) is not None:
+            return out
     return np.add.accumulate(np.concatenate([total[None], rows]), axis=0)[-1].copy()
 
 
@@ -153,13 +165,13 @@ class Recorder:
         """n rounds at once, (n, R) each (``realized=None``: full information, the expected losses): the
         very sums of n calls of `add` in order (a running sum is sequential, so bit for bit)."""
         if realized is None and self._same:
-            self.cum_expected = _running(self.cum_expected, expected)
+            self.cum_expected = running(self.cum_expected, expected)
             return
         if self._same:
             self._same = False
             self.cum_realized = self.cum_expected.copy()
-        self.cum_expected = _running(self.cum_expected, expected)
-        self.cum_realized = _running(self.cum_realized, expected if realized is None else realized)
+        self.cum_expected = running(self.cum_expected, expected)
+        self.cum_realized = running(self.cum_realized, expected if realized is None else realized)
 
     def realized(self) -> np.ndarray:
         """Σ realised losses so far, (R,)."""

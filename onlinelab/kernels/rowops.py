@@ -16,7 +16,7 @@ x86-64 machines measured; `tests/kernels/test_rowops.py` checks it on the machin
   denominator Σ 1/(c + s)² summed in ``np.einsum``'s order (`einsum_square_sum`).
 
 They are plain Python until `bind` compiles them (numba is imported only then): a kernel that calls
-them must be run through `onlinelab.kernels.simplex.run`, which binds them first.
+them must be run through `call`, which binds them first.
 
 >>> import numpy as np
 >>> float(pairwise_sum(np.arange(10.0), 0, 10))
@@ -252,7 +252,7 @@ def bind() -> bool:
     """Replace this module's helpers by numba dispatchers (once per process); False when numba cannot compile.
 
     A kernel that calls ``rowops.softmax_into`` is typed against whatever the module holds when it
-    compiles, so the helpers must be bound first; `onlinelab.kernels.simplex.run` does that.
+    compiles, so the helpers must be bound first; `call` does that.
     """
     if _BOUND:
         return _BOUND[0]
@@ -266,3 +266,18 @@ def bind() -> bool:
         setattr(module, name, fn)
     _BOUND.append(True)
     return True
+
+
+def call(kern, *args):
+    """``kern.call(*args)`` after `bind`; None when numba cannot compile here (the caller runs its numpy path).
+
+    Parameters
+    ----------
+    kern : onlinelab.kernels.jit.Kernel
+        A kernel that may call this module's helpers.
+    *args
+        Its arguments (numpy arrays and scalars).
+    """
+    if not bind():
+        return None
+    return kern.call(*args)

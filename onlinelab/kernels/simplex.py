@@ -11,7 +11,7 @@ and docs/theory/08-bandits-delays.md):
   (entropic FTRL inside) and ``logbarrier-bandit`` (log-barrier OMD inside); the arm of round i is drawn
   from the uniform the numpy path would use, ``uniforms[i, r]``, so the two paths draw the same arms.
 
-The learners call them through `run`, which binds the shared row helpers (`onlinelab.kernels.rowops`)
+The learners call them through `run` (`onlinelab.kernels.rowops.call`), which binds the shared row helpers
 and returns None when numba cannot compile — the learner then runs its numpy path.
 
 >>> import numpy as np
@@ -27,6 +27,7 @@ import numpy as np
 
 from onlinelab.kernels import rowops
 from onlinelab.kernels.jit import kernel
+from onlinelab.kernels.rowops import call as run  # noqa: F401  (how callers run these kernels)
 
 ENTROPY, LOG_BARRIER = 0, 1    # the mirror map of an OMD kernel
 
@@ -128,18 +129,3 @@ def bandit_block(losses, uniforms, alphas, acc, has_acc, z, scale, gamma, shift,
             started = True
         prev[r] = est
     return plays, realized, arms
-
-
-def run(kern, *args):
-    """``kern.call(*args)`` after binding the row helpers; None when numba cannot compile here.
-
-    Parameters
-    ----------
-    kern : onlinelab.kernels.jit.Kernel
-        One of this module's kernels.
-    *args
-        Its arguments (numpy arrays and scalars).
-    """
-    if not rowops.bind():
-        return None
-    return kern.call(*args)

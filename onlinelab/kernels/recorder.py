@@ -1,0 +1,64 @@
+"""Compiled running sums of a block of rounds: the recorder's totals and the per-arm metrics (theory §10).
+
+The numpy reference adds a block's n rows to a running total with ``np.add.accumulate`` over
+``[total, row₀, row₁, …]`` — sequential, so equal to n round-by-round additions — which builds the
+whole (n + 1)-row array to keep its last row.  These kernels add the rows in the same order in place:
+
+* `running_into` — ``total += rows[0]; total += rows[1]; …`` (`onlinelab.core.metrics.Recorder.add_block`);
+* `arm_terms_into` — the per-round pseudo-regret ⟨p_t, m_t⟩ − min_i m_t(i), the optimal mass
+  Σ_{i best} p_t(i) and the pulls p_t added to their totals (`onlinelab.core.arm_metrics.ArmMetrics.add_block`),
+  each inner sum over the K arms in numpy's pairwise order (`onlinelab.kernels.rowops.pairwise_sum`),
+  so the totals are bit for bit the numpy path's.
+
+Run them through `run` (`onlinelab.kernels.rowops.call`: it binds the row helpers first and returns None
+when numba cannot compile).
+
+>>> import numpy as np
+>>> total = np.zeros(2)
+>>> done = run(running_into, total, np.ones((3, 2)))
+>>> done is None or total.tolist() == [3.0, 3.0]
+True
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from onlinelab.kernels import rowops
+from onlinelab.kernels.jit import kernel
+from onlinelab.kernels.rowops import call as run  # noqa: F401  (how callers run these kernels)
+
+
+@kernel
+def running_into(total, rows):
+    """total (M,) += rows[0], rows[1], …, rows[n − 1] (rows (n, M)), in that order, in place; returns True."""
+    n, M = rows.shape
+    for i in range(n):
+        for k in range(M):
+            total[k] += rows[i, k]
+    return True
+
+
+@kernel
+def arm_terms_into(m, p, regret, optimal, pulls):
+    """Add n rounds' per-arm terms in round order: means m (n, Rm, K) with Rm = 1 or R, plays p (n, R, K).
+
+    ``regret`` (R,) += ⟨p, m⟩ − min m; ``optimal`` (R,) += Σ p over the arms attaining min m;
+    ``pulls`` (R, K) += p.  In place; returns True.
+    """
+    n, R, K = p.shape
+    prod, hit = np.empty(K), np.empty(K)
+    for i in range(n):
+        for r in range(R):
+            mr = m[i, r if m.shape[1] > 1 else 0]
+            best = mr[0]
+            for j in range(1, K):
+                if mr[j] < best:
+                    best = mr[j]
+            for j in range(K):
+                prod[j] = p[i, r, j] * mr[j]
+                hit[j] = p[i, r, j] * (1.0 if mr[j] == best else 0.0)
+            regret[r] += rowops.pairwise_sum(prod, 0, K) - best
+            optimal[r] += rowops.pairwise_sum(hit, 0, K)
+            for j in range(K):
+                pulls[r, j] += p[i, r, j]
+    return True
