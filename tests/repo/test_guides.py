@@ -23,7 +23,8 @@ GUIDES = {
     "vector-losses.md": (5, ['"ball:1"', '"box:-1:1"', "QuadraticLoss", "LinearLoss", "feedback.gradient",
                              "comparator_loss"]),
     "streaming-samples.md": (3, ["SampleLoss", "psd = False", "population_play", "checkpoint_metrics"]),
-    "plugins.md": (4, ["entry point", "sweep workers", "run directory", "--plugins"]),
+    "plugins.md": (5, ["## A package of your own: entry points", "## What travels where", "into the run directory",
+                       "to sweep workers", "--plugins FILE.py", "[project.entry-points."]),
 }
 
 
