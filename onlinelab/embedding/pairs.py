@@ -18,6 +18,35 @@ from onlinelab.embedding.dual import _finite_matrix, captured
 from onlinelab.errors import ConfigError
 
 
+def check_pairs(r: int, d: int, T: int | None = None, *, field: str = "points", rounds_field: str = "T") -> None:
+    """Refuse r points in dimension d whose n = r(r − 1)/2 pairs cannot fit in memory (or, given T, in time).
+
+    The pairs hold n unit differences of length d (and the pair indices, and the r × r mask that lists them);
+    a round of the game costs an O(n·d) supergradient and an O(d³) eigendecomposition (theory §5.6,
+    docs/theory/05-near-isometric.md).  The estimate is `onlinelab.core.sizes`'s, shared with every run kind.
+
+    Parameters
+    ----------
+    r, d : int
+        Number of points and their dimension.
+    T : int or None, default None
+        Rounds of the game, for the time estimate.
+    field, rounds_field : str
+        How messages name r and T (``"embedding.points"`` and ``"run.rounds"`` in a config).
+
+    >>> check_pairs(10 ** 7, 4, field="embedding.points")
+    Traceback (most recent call last):
+    ...
+    onlinelab.errors.ConfigError: this run needs about 4.1 PB of memory (embedding.points = 10000000, ...
+    """
+    from onlinelab.core.sizes import FLOPS_PER_S, Estimate, check_estimate
+    n = float(r) * (r - 1) / 2
+    need = float(r) ** 2 + n * (2 * 8.0 * d + 16.0)
+    seconds = 0.0 if T is None else float(T) * (4.0 * n * d + 15.0 * float(d) ** 3) / FLOPS_PER_S
+    sizes = f"{field} = {r}, so {n:.3g} pairs, in dimension {d}" + ("" if T is None else f", {rounds_field} = {T}")
+    check_estimate(Estimate(need, seconds), sizes=sizes, fix=f"embed fewer points (lower {field}) or a subset")
+
+
 def point_pairs(points):
     """Centred points P, pair indices i < j (np.triu_indices order), unit differences and their squared norms.
 
@@ -40,6 +69,7 @@ def point_pairs(points):
                           "pass r ≥ 2 points")
     P = P - P.mean(axis=0)                       # differences are unchanged; the pair path's rounding shrinks
     r = P.shape[0]
+    check_pairs(r, P.shape[1])
     i, j = np.triu_indices(r, 1)
     X = np.empty((i.size, P.shape[1]))
     start = 0

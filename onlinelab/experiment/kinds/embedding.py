@@ -38,7 +38,7 @@ import pandas as pd
 from onlinelab.core import validation as v
 from onlinelab.embedding.baselines import fantope_sdp, jl_gaussian, max_distortion_of, pca, random_orthonormal
 from onlinelab.embedding.embed import NearIsometricEmbedding
-from onlinelab.embedding.pairs import unit_differences
+from onlinelab.embedding.pairs import check_pairs, unit_differences
 from onlinelab.errors import ConfigError, ConfigTypeError
 from onlinelab.experiment.config import run_table
 from onlinelab.experiment.kinds.protocol import RunKind, RunOutcome
@@ -139,6 +139,10 @@ def parse_embedding(data: dict, *, seed=None, rounds=None, replicates=None) -> d
         v.choice("embedding.baselines", b, BASELINES)
     if "sdp" in baselines:
         table.setdefault("sdp_time_limit", 60.0)
+    if source == "gaussian":   # the pairs' memory and the game's time, before a point is drawn
+        check_pairs(v.integer("embedding.points", table["points"], minimum=2),
+                    v.integer("embedding.d", table["d"], minimum=2), T, field="embedding.points",
+                    rounds_field="run.rounds")
     if source == "file" and isinstance(table["file"], str) and pathlib.Path(table["file"]).is_file():
         table["file"] = str(pathlib.Path(table["file"]).resolve())
     return {"run": {**run, "seed": seed, "rounds": T, "replicates": 1}, "embedding": table}
