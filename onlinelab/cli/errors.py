@@ -15,6 +15,7 @@ traceback is shown only with ``--debug``.  When the reader of stdout goes away
 """
 from __future__ import annotations
 
+import errno
 import os
 import sys
 import traceback
@@ -22,6 +23,7 @@ import traceback
 from onlinelab.errors import OnlinelabError
 
 BAD_INPUT, FAILED, VIOLATED, INTERRUPTED = 2, 1, 3, 130
+DISK_FULL = (errno.ENOSPC, errno.EDQUOT)   # an OSError with one of these is the machine's state, not a bug
 
 
 def _say(stream, text: str) -> None:
@@ -70,11 +72,25 @@ def run_command(func, args, *, debug: bool = False, stderr=None) -> int:
             return FAILED
         _say(stderr, f"error: {exc}")
         return BAD_INPUT
+    except OSError as exc:
+        if debug:
+            raise
+        if exc.errno not in DISK_FULL:
+            return _unexpected(exc, stderr)
+        where = f" writing {exc.filename}" if exc.filename else ""
+        _say(stderr, f"error: the disk is full{where} ({exc.strerror}); free some space and run the command again "
+                     "(a run directory left unfinished is finished by `onlinelab resume DIR`)")
+        return FAILED
     except Exception as exc:  # noqa: BLE001 — the last line of defence against a raw traceback
         if debug:
             raise
-        where = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
-        at = f" (at {os.path.basename(where.filename)}:{where.lineno})" if where else ""
-        _say(stderr, f"error: unexpected {type(exc).__name__}: {exc}{at}; this is a bug in onlinelab or in a "
-                     "plugin; rerun with --debug for the full traceback")
-        return FAILED
+        return _unexpected(exc, stderr)
+
+
+def _unexpected(exc: BaseException, stderr) -> int:
+    """Say that ``exc`` is unexpected (a bug), where it was raised, and how to see the traceback."""
+    where = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
+    at = f" (at {os.path.basename(where.filename)}:{where.lineno})" if where else ""
+    _say(stderr, f"error: unexpected {type(exc).__name__}: {exc}{at}; this is a bug in onlinelab or in a "
+                 "plugin; rerun with --debug for the full traceback")
+    return FAILED
