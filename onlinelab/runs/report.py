@@ -102,10 +102,12 @@ def plot_regret(result, ax=None, metric: str = "regret", environment=None, show_
 
 def summary_markdown(result) -> str:
     """report.md: the summary table, each bound's applicability, and violations in capitals."""
+    from onlinelab.runs.summary import table_columns
     from onlinelab.runs.tables import format_table
+    table = result.summary()
     lines = ["# Run report\n", f"T = {result.meta['T']}, replicates = {result.meta['replicates']}, "
              f"seed = {result.meta['seed']}, status: {result.meta['status']}\n",
-             format_table(result.summary(), result.SUMMARY_COLUMNS, markdown=True)]
+             format_table(table, table_columns(table, result.SUMMARY_COLUMNS), markdown=True)]
     lines += ["", "## Bounds and their assumptions", ""]
     for _, b in result.bounds().iterrows():
         state = "applies" if b.holds else f"not applicable — failed: {b.failed_assumptions}"

@@ -22,25 +22,10 @@ from scipy.special import stdtrit  # Student-t quantiles (scipy.stats costs 0.4 
 
 from onlinelab.bounds.base import LossStats
 from onlinelab.errors import BoundViolationWarning, ConfigError, did_you_mean
-from onlinelab.runs.tables import Column, format_table, missing
+from onlinelab.runs.summary import SUMMARY_COLUMNS, regret_summary, table_columns
+from onlinelab.runs.tables import format_table
 
 COLUMNS = ["learner", "environment", "replicate", "t", "metric", "value"]
-NO_BOUND = "no finite bound whose assumptions hold (see Result.bounds())"
-SUMMARY_COLUMNS = [
-    Column("learner", fmt="text"), Column("environment", fmt="text"), Column("replicates", "R", fmt="d"),
-    Column("T", fmt="d"), Column("regret"),
-    Column("ci_low", "95% CI low", na="one replicate: no confidence interval"),
-    Column("ci_high", "95% CI high", na="one replicate: no confidence interval"),
-    Column("bound_on", "bound on", fmt="text", na=NO_BOUND), Column("bound", na=NO_BOUND),
-    Column("bound_name", "bound name", fmt="text", na=NO_BOUND),
-    Column("ratio", "value/bound", fmt=".3f", na=NO_BOUND),
-    Column("us_per_replicate_round", "µs/(replicate·round)", fmt=".2f"),
-    Column("lai_robbins_ratio", "regret / Lai–Robbins", fmt=".3f",
-           na="no Lai–Robbins curve for this learner (stationary stochastic arms only)")]
-# shown only when the summary has them (a run on stochastic arms), so other runs' tables keep their columns
-OPTIONAL_COLUMNS = {"lai_robbins_ratio"}
-
-
 def _frame(learner, env_label, t, arrays: dict) -> pd.DataFrame:
     """The tidy rows of one learner on one environment: metric by metric, checkpoint-major, (C, R) arrays.
 
@@ -292,46 +277,9 @@ class Result:
 
     def summary(self) -> pd.DataFrame:
         """One row per learner × environment: final regret mean and 95% CI, the tightest applicable finite bound,
-        the metric it bounds (``bound_on``), that metric's final mean over the bound (``ratio``), µs per round."""
-        rows = []
-        bounds = self.bounds()
-        scored = "regret" in set(self.metrics.metric)  # not with comparator="none": regret is n/a there
-        for (learner, env), df in self.final("regret" if scored else "cumulative_loss").groupby(
-                level=["learner", "environment"], sort=False):
-            vals = df.to_numpy() if scored else np.full(len(df), np.nan)
-            n = len(vals)
-            mean = float(vals.mean())
-            half = float(stdtrit(n - 1, 0.975) * vals.std(ddof=1) / np.sqrt(n)) if n > 1 else float("nan")
-            mine = bounds[(bounds.learner == learner) & (bounds.environment == env) & bounds.holds & bounds.checked]
-            mine = mine.dropna(subset=["final_bound"])
-            mine = mine[np.isfinite(mine.final_bound.astype(float))]   # an infinite bound says nothing: n/a
-            best = mine.loc[mine.final_bound.idxmin()] if len(mine) else None
-            value = None if best is None or missing(best.final_value) else float(best.final_value)
-            if best is not None and value is None and best.metric == "regret":   # runs saved before final_value
-                value = mean
-            timing = self.meta["timings"][env]
-            T = self.meta.get("T_by_learner", {}).get(learner, self.meta["T"])
-            rows.append({
-                "learner": learner, "environment": env, "replicates": n, "T": T,
-                "regret": mean, "ci_low": mean - half, "ci_high": mean + half,
-                "bound_on": None if best is None else best.metric,
-                "bound": None if best is None else float(best.final_bound),
-                "bound_name": None if best is None else best.bound,
-                # the bounded metric over its bound: pseudo-regret for a pseudo-regret bound, not the regret
-                "ratio": None if value is None else value / float(best.final_bound),
-                "violated": bool(bounds[(bounds.learner == learner) & (bounds.environment == env)].violated.any()),
-                "us_per_replicate_round": 1e6 * timing["learner_s"][learner] / (n * T),
-                **self._lai_robbins_ratio(learner, env),
-            })
-        return pd.DataFrame(rows)
-
-    def _lai_robbins_ratio(self, learner, env) -> dict:
-        """``{"lai_robbins_ratio": mean pseudo-regret / the Lai–Robbins curve, at T}`` if the run has that curve."""
-        for b in self.meta.get("bounds", []):
-            if (b["learner"], b["environment"], b["name"]) == (learner, env, "lai-robbins") and b.get("lower"):
-                ok = b.get("final_value") is not None and b.get("final_bound")
-                return {"lai_robbins_ratio": b["final_value"] / b["final_bound"] if ok else None}
-        return {}
+        the metric it bounds (``bound_on``), that metric's final mean over the bound (``ratio``), µs per round,
+        and for a partial run the round it stopped at (`onlinelab.runs.summary`)."""
+        return regret_summary(self)
 
     #: The columns (`onlinelab.runs.tables.Column`) of `summary_text`; a result class of another
     #: experiment kind sets its own.
@@ -350,11 +298,7 @@ class Result:
             Write the table in Markdown (report.md).
         """
         table = self.summary()
-        columns = [c for c in self.SUMMARY_COLUMNS if c.key in table.columns or c.key not in OPTIONAL_COLUMNS]
-        if any(c.key not in table.columns for c in columns):   # a subclass's own summary() without its columns:
-            spec = {c.key: c for c in columns}                  # show all of its columns, in one format each
-            columns = [spec.get(key, Column(key)) for key in table.columns]
-        text = format_table(table, columns, markdown=markdown)
+        text = format_table(table, table_columns(table, self.SUMMARY_COLUMNS), markdown=markdown)
         return "\n".join([text] + self.alarms())
 
     def alarms(self) -> list[str]:

@@ -48,3 +48,25 @@ def test_a_game_summary_names_the_suboptimality_it_bounds():
     row = res.summary().iloc[0]
     assert row.bound_on == "suboptimality"
     assert abs(row.ratio - row.suboptimality / row.bound) <= 1e-12 * row.ratio
+
+
+def test_a_partial_run_says_the_round_it_stopped_at():
+    class Breaks(ol.make_environment("experts-adversarial").__class__):
+        def emit(self, t, history):
+            if t == 70:
+                raise ValueError("the data ran out")
+            return super().emit(t, history)
+
+    Breaks.name = "breaks"
+    env = Breaks()
+    try:
+        ol.simulate(env, ["omd"], T=100, replicates=2, checkpoints=[10, 50, 60, 100])
+    except ol.errors.OnlinelabError as exc:
+        partial = exc.partial
+    else:
+        raise AssertionError("the run should have failed in round 70")
+    row = partial.summary().iloc[0]
+    assert row["stopped"] == "round 60 of 100"        # its numbers are those of the last checkpoint before round 70
+    assert "round 60 of 100" in partial.summary_text()
+    complete = _run("experts-adversarial", ["omd"], T=100, R=2)
+    assert "stopped" not in complete.summary().columns and "stopped at" not in complete.summary_text()
