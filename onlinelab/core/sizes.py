@@ -219,8 +219,8 @@ def check_array(field: str, shape, *, copies: float = 1.0, itemsize: int = BYTES
                           f"this machine's {human_bytes(mem)}; {fix or 'lower ' + field}")
 
 
-def check_count(field: str, count: float, limit: float, *, why: str, fix: str) -> None:
-    """Refuse ``count`` things above ``limit``: ``"<field> gives <count> …, more than <limit> (<why>); <fix>"``.
+def check_count(field: str, count: float, limit: float, *, unit: str, why: str, fix: str) -> None:
+    """Refuse ``count`` things above ``limit``: ``"<field> gives <count> <unit>, more than <limit> (<why>); <fix>"``.
 
     Parameters
     ----------
@@ -230,13 +230,15 @@ def check_count(field: str, count: float, limit: float, *, why: str, fix: str) -
         How many.
     limit : float
         The most allowed.
+    unit : str
+        What is counted, with how (``"cells (3 (seed) × 4 (rounds))"``).
     why : str
         Why there is a limit.
     fix : str
         What to do instead.
     """
     if count > limit:
-        raise ConfigError(f"{field} gives {count:.4g}, more than {limit:.4g} ({why}); {fix}")
+        raise ConfigError(f"{field} gives {count:,.0f} {unit}, more than {limit:,.0f} ({why}); {fix}")
 
 
 def check_arrivals(dims, *, rate: float, n_learners: int, T: float, R: int, config: bool = False,

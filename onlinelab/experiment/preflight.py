@@ -92,7 +92,7 @@ def check_grid(grid: dict) -> int:
     for values in grid.values():
         count *= len(values) if isinstance(values, list) else 1
     sizes = " × ".join(f"{len(val)} ({key})" for key, val in grid.items() if isinstance(val, list))
-    check_count("the [sweep] grid", count, MAX_GRID_CELLS,
-                why=f"{sizes} cells; each is a run directory and every cell's config is checked before the first "
-                    "runs", fix="sweep fewer values at once, or split the grid into several sweeps")
+    check_count("the [sweep] grid", count, MAX_GRID_CELLS, unit=f"cells ({sizes})",
+                why="each cell is a run directory, and every cell's config is checked before the first runs",
+                fix="sweep fewer values at once, or split the grid into several sweeps")
     return int(count)

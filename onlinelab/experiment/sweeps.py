@@ -38,6 +38,7 @@ from scipy.special import stdtrit  # Student-t quantiles (scipy.stats costs 0.4 
 
 from onlinelab.core.progress import Progress
 from onlinelab.errors import ConfigError, ConfigTypeError, StorageError, did_you_mean
+from onlinelab.experiment.preflight import check_grid
 from onlinelab.runs import storage
 from onlinelab.runs.load import load_run
 
@@ -102,6 +103,7 @@ def cells(base: dict, grid: dict) -> list[tuple[str, dict, dict]]:
         if not isinstance(values, list) or not values:
             raise ConfigTypeError(f"sweep key {key!r} must be a non-empty list of values, got {values!r}")
         _targets(copy.deepcopy(base), key)
+    check_grid(grid)   # before a single cell is built: 10 keys of 10 values would never finish listing
     base = {k: val for k, val in base.items() if k != "sweep"}
     for table in base.get("learners", []):  # a learner keeps one label in every cell, whatever its parameters
         table.setdefault("label", table.get("name"))
