@@ -251,11 +251,13 @@ def simulate(environment, learners, *, T: int, replicates: int = 1, seed: int = 
     callback_timeout : float or None, default None
         Seconds an environment's ``emit`` or an adaptive delay rule may run before the run stops with an error
         naming the callback and the round; a call running over 10 s logs what the loop waits on
-        (:mod:`onlinelab.core.watchdog`: ``signal.setitimer``, POSIX and the main thread only). Config key:
+        (`onlinelab.core.watchdog`: ``signal.setitimer``, POSIX and the main thread only). Config key:
         ``[run] callback_timeout``.
 
+    Notes
+    -----
     Before round 1 the run's memory and time are estimated as ``onlinelab run`` estimates them
-    (:mod:`onlinelab.core.sizes`): a run that cannot fit is a ConfigError, a long one a PreflightWarning.
+    (`onlinelab.core.sizes`): a run that cannot fit is a ConfigError, a long one a PreflightWarning.
     """
     T = v.integer("T", T, minimum=1)
     R = v.integer("replicates", replicates, minimum=1)
