@@ -1,32 +1,38 @@
-"""SMPyBandits-style Exp3 through ``simulate`` against a one-replicate-at-a-time numpy loop (and SMPyBandits).
+"""Exp3 (Auer et al., γ = 0.01) on 10 Bernoulli arms through ``simulate``: against a compiled floor, the numpy
+path and SMPyBandits, at T = 10⁴ and at T = 10⁷.
 
-The problem: 10 Bernoulli arms with reward means 0.1, …, 0.8, 0.85, 0.9; Exp3 of Auer et al. with
-γ = 0.01; T = 10⁴ rounds; 20 replicates.  Timed in one run, on this machine:
+The problem: 10 Bernoulli arms with reward means 0.1, …, 0.8, 0.85, 0.9; ``exp3-auer`` with γ = 0.01
+(SMPyBandits' ``Exp3``); T = 10⁴ rounds; R = 20 replicates; one checkpoint at T.  Timed in one run:
 
-* ``simulate`` — what a user runs: ``simulate("bernoulli-arms", [exp3-auer(gamma=0.01)], T, R)``;
-* the per-replicate loop — the same algorithm written plainly in numpy, one replicate after the other
-  (draw the arm from p = (1 − γ)w + γ/K, observe its reward, w_I ← w_I exp(γ x/(K p_I)), normalise);
-* for context, the same loop hand-vectorised over the replicates, with no simulator (a floor at this
-  size: ``simulate`` runs the wrapper of theory §8 — FTRL with the entropy fed importance-weighted
-  estimates — plus the feedback, recording and the event loop);
-* SMPyBandits' ``Exp3`` (if importable) on the same arms, through its own ``Evaluator``-free loop
-  (choice / getReward per round), one replicate after the other.
+* ``simulate`` — what a user runs, ``simulate("bernoulli-arms", [exp3-auer(gamma=0.01)], T, R)``: the environment
+  emits blocks of rounds and the learner plays each block whole in its compiled kernel
+  (onlinelab/kernels/simplex.py, theory §8), with every metric recorded (regret, comparator, the per-arm
+  metrics of theory §10, the bound);
+* the compiled floor (`floor_loop`) — a plain numba loop of the same algorithm on the same arms, written here:
+  per replicate and round, the environment's K Bernoulli losses (one uniform per arm, as ``bernoulli-arms``
+  draws a full loss vector), p = (1 − γ) softmax(−(γ/K) Σ ℓ̂) + γ/K, the arm, the estimate, and the two sums
+  ``simulate`` reports (Σ⟨p_t, ℓ_t⟩ and the pseudo-regret Σ⟨p_t, 1 − μ⟩ − (1 − μ*)).  Compiled and warmed first;
+* the numpy path — the same ``simulate`` with ``compiled=False`` (the reference the kernels repeat, bit for bit);
+* SMPyBandits' ``Exp3`` (when importable) on the same arms through its own ``choice``/``getReward`` loop, one
+  replicate after the other.
 
-Regret compared: the pseudo-regret against the means, Σ_t (μ* − μ_{I_t}) per replicate
-(``simulate`` records Σ_t ⟨p_t, ℓ_t⟩, whose expectation is the same; SMPyBandits and the loop record
-the chosen arms), mean and 95% confidence interval over the replicates.
+Prints ``ratio to compiled floor`` (target ≤ 1.5), ``R=1 ratio to compiled floor`` (one replicate, target ≤ 3),
+``speedup over numpy path`` (≥ 8), ``speedup over SMPyBandits`` (≥ 300; skipped with a note when it does not
+import), the wall time of one T = 10⁷, R = 20 run (target under 60 s; ``--long-T`` changes T, 0 skips it), the
+first process's compile time and a second process's cache-load time (two fresh processes sharing a new numba
+cache directory).  Each timed computation first runs once, untimed (50 rounds; the floor at full size), so
+one-off costs (imports, compilation, first calls) are not counted.  Regrets are compared as the mean final
+pseudo-regret with a 95 % Student interval.
 
-Each of the timed computations first runs once on 50 rounds, untimed, so one-off costs (imports, numpy's
-first calls) are not counted as per-run cost.
-
-Prints ``speedup over per-replicate loop: X`` (target ≥ 8) and, when SMPyBandits imports,
-``speedup over SMPyBandits: Y`` (target ≥ 50) with both final regrets and their intervals.
-
-Run: ``python benchmarks/bench_bandits.py [--T 10000] [--replicates 20]``
+Run: ``python benchmarks/bench_bandits.py [--T 10000] [--replicates 20] [--long-T 10000000] [--no-cache-check]``
 """
 from __future__ import annotations
 
 import argparse
+import os
+import subprocess
+import sys
+import tempfile
 import time
 
 import numpy as np
@@ -40,58 +46,84 @@ GAMMA = 0.01
 
 def ci(values) -> tuple[float, float]:
     values = np.asarray(values, dtype=float)
-    half = stats.t.ppf(0.975, len(values) - 1) * values.std(ddof=1) / np.sqrt(len(values))
+    half = stats.t.ppf(0.975, len(values) - 1) * values.std(ddof=1) / np.sqrt(len(values)) if len(values) > 1 else 0
     return float(values.mean()), float(half)
 
 
-def run_simulate(T: int, R: int, seed: int = 0):
+def run_simulate(T: int, R: int, compiled: bool = True, seed: int = 0):
+    """(seconds, final pseudo-regret per replicate) of one ``simulate`` call."""
     env = ol.make_environment("bernoulli-arms", means=list(MEANS))
     t0 = time.perf_counter()
     res = ol.simulate(env, [ol.make_learner("exp3-auer", gamma=GAMMA)], T=T, replicates=R, seed=seed,
-                      checkpoints=[T])
-    wall = time.perf_counter() - t0
-    cum = res.final("cumulative_loss").to_numpy()          # Σ⟨p_t, ℓ_t⟩, E = Σ⟨p_t, 1 − μ⟩
-    return wall, cum - T * (1.0 - MEANS.max())
+                      checkpoints=[T], compiled=compiled)
+    return time.perf_counter() - t0, res.final("pseudo_regret").to_numpy()
 
 
-def run_loop(T: int, R: int, seed: int = 1):
-    K = len(MEANS)
-    best = MEANS.max()
-    regrets = np.zeros(R)
-    t0 = time.perf_counter()
+def _floor_body(T, R, means, gamma, seed):
+    np.random.seed(seed)
+    K = means.shape[0]
+    eta = gamma / K
+    best = 1.0 - means.max()
+    cum, regret = np.zeros(R), np.zeros(R)
+    S, loss, p = np.empty(K), np.empty(K), np.empty(K)
     for r in range(R):
-        rng = np.random.default_rng([seed, r])
-        w = np.full(K, 1.0 / K)
-        regret = 0.0
+        S[:] = 0.0
         for _ in range(T):
-            p = (1 - GAMMA) * w + GAMMA / K
-            p /= p.sum()
-            arm = rng.choice(K, p=p)
-            reward = float(rng.random() < MEANS[arm])
-            regret += best - MEANS[arm]
-            w[arm] *= np.exp(GAMMA * reward / (K * p[arm]))
-            w /= w.sum()
-        regrets[r] = regret
-    return time.perf_counter() - t0, regrets
+            for j in range(K):                                  # the environment: one uniform per arm
+                loss[j] = 1.0 if np.random.random() >= means[j] else 0.0
+            top = -eta * S[0]
+            for j in range(1, K):
+                top = max(top, -eta * S[j])
+            total = 0.0
+            for j in range(K):
+                p[j] = np.exp(-eta * S[j] - top)
+                total += p[j]
+            u, run, arm = np.random.random(), 0.0, K - 1
+            for j in range(K):
+                p[j] = (1.0 - gamma) * (p[j] / total) + gamma / K
+            for j in range(K):
+                run += p[j]
+                if run > u:
+                    arm = j
+                    break
+            for j in range(K):
+                cum[r] += p[j] * loss[j]
+                regret[r] += p[j] * (1.0 - means[j])
+            regret[r] -= best
+            S[arm] += (loss[arm] - 1.0) / p[arm]
+    return cum, regret
 
 
-def run_vectorised(T: int, R: int, seed: int = 2):
-    """The same algorithm hand-vectorised over the replicates (no simulator): the floor of this size."""
-    K, rows = len(MEANS), np.arange(R)
-    rng = np.random.default_rng(seed)
-    w = np.full((R, K), 1.0 / K)
-    regret = np.zeros(R)
+def floor_loop(T: int, R: int):
+    """(seconds, final pseudo-regret per replicate) of the compiled floor, compiled and warmed first."""
+    import numba
+    fn = numba.njit(_floor_body)
+    fn(T, R, MEANS, GAMMA, 1)
     t0 = time.perf_counter()
-    for _ in range(T):
-        p = (1 - GAMMA) * w + GAMMA / K
-        cum = np.add.accumulate(p, axis=1)
-        cum[:, -1] = np.inf
-        arm = (cum > rng.random((R, 1)) * p.sum(axis=1, keepdims=True)).argmax(axis=1)
-        reward = rng.random(R) < MEANS[arm]
-        regret += MEANS.max() - MEANS[arm]
-        w[rows, arm] *= np.exp(GAMMA * reward / (K * p[rows, arm]))
-        w /= w.sum(axis=1, keepdims=True)
+    _, regret = fn(T, R, MEANS, GAMMA, 1)
     return time.perf_counter() - t0, regret
+
+
+CACHE_PROBE = """
+import time
+t0 = time.perf_counter()
+import onlinelab as ol
+from onlinelab.kernels import compile_report
+ol.simulate("bernoulli-arms", [ol.make_learner("exp3-auer", gamma=0.01)], T=200, replicates=2, checkpoints=[200])
+print(sum(compile_report().values()), time.perf_counter() - t0)
+"""
+
+
+def cache_check() -> tuple[float, float]:
+    """Kernel compile (or load) seconds in a first and a second fresh process sharing a new numba cache."""
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+        times = []
+        for _ in range(2):
+            out = subprocess.run([sys.executable, "-c", CACHE_PROBE], env=env, check=True, capture_output=True,
+                                 text=True).stdout.split()
+            times.append(float(out[0]))
+        return times[0], times[1]
 
 
 def run_smpybandits(T: int, R: int):
@@ -122,31 +154,41 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--T", type=int, default=10_000)
     ap.add_argument("--replicates", type=int, default=20)
+    ap.add_argument("--long-T", type=int, default=10_000_000, help="horizon of the long run (0 skips it)")
+    ap.add_argument("--no-cache-check", action="store_true")
     args = ap.parse_args(argv)
     T, R = args.T, args.replicates
-    run_simulate(50, R), run_loop(50, R), run_vectorised(50, R)  # warm-up, not timed
+    if not args.no_cache_check:
+        first, second = cache_check()
+        print(f"compile s (first process) {first:.2f}, cache load s (second process) {second:.3f}")
+    run_simulate(50, R), run_simulate(50, R, compiled=False), run_simulate(50, 1)   # warm-up, not timed
     sim_s, sim_regret = run_simulate(T, R)
-    loop_s, loop_regret = run_loop(T, R)
-    vec_s, vec_regret = run_vectorised(T, R)
+    floor_s, floor_regret = floor_loop(T, R)
+    numpy_s, numpy_regret = run_simulate(T, R, compiled=False)
+    one_s, _ = run_simulate(T, 1)
+    one_floor_s, _ = floor_loop(T, 1)
     m, h = ci(sim_regret)
     print(f"simulate: {sim_s:.3f} s, pseudo-regret {m:.1f} ± {h:.1f} (95% CI)")
-    m2, h2 = ci(loop_regret)
-    print(f"per-replicate loop: {loop_s:.3f} s, pseudo-regret {m2:.1f} ± {h2:.1f} (95% CI)")
-    m4, h4 = ci(vec_regret)
-    print(f"hand-vectorised loop (all replicates at once, no simulator): {vec_s:.3f} s, pseudo-regret {m4:.1f} ± "
-          f"{h4:.1f} (95% CI); simulate over it: {sim_s / vec_s:.2f}")
-    print(f"speedup over per-replicate loop: {loop_s / sim_s:.2f}")
+    fm, fh = ci(floor_regret)
+    print(f"compiled floor: {floor_s:.3f} s, pseudo-regret {fm:.1f} ± {fh:.1f} (95% CI)")
+    print(f"numpy path (compiled=False): {numpy_s:.3f} s, the same regrets: {np.array_equal(sim_regret, numpy_regret)}")
+    print(f"ratio to compiled floor: {sim_s / floor_s:.2f}")
+    print(f"R=1 ratio to compiled floor: {one_s / one_floor_s:.2f} (simulate {one_s:.3f} s, floor {one_floor_s:.4f} s)")
+    print(f"speedup over numpy path: {numpy_s / sim_s:.2f}")
     try:
         run_smpybandits(50, R)                                 # warm-up, not timed
         smpy_s, smpy_regret = run_smpybandits(T, R)
     except ImportError as exc:
-        print(f"SMPyBandits not importable ({exc}); skipping that comparison")
-        return
-    m3, h3 = ci(smpy_regret)
-    print(f"SMPyBandits: {smpy_s:.3f} s, pseudo-regret {m3:.1f} ± {h3:.1f} (95% CI)")
-    print(f"speedup over SMPyBandits: {smpy_s / sim_s:.2f}")
-    agree = abs(m - m3) <= 1.5 * np.hypot(h, h3)
-    print(f"final regrets agree (|Δ| ≤ 1.5·√(h₁² + h₂²)): {agree}")
+        print(f"SMPyBandits not importable ({exc}); speedup over SMPyBandits skipped "
+              "(pip install -e '.[bandit-peers]' to measure it)")
+    else:
+        m3, h3 = ci(smpy_regret)
+        print(f"SMPyBandits: {smpy_s:.3f} s, pseudo-regret {m3:.1f} ± {h3:.1f} (95% CI)")
+        print(f"speedup over SMPyBandits: {smpy_s / sim_s:.2f}")
+    if args.long_T:
+        long_s, long_regret = run_simulate(args.long_T, R)
+        lm, lh = ci(long_regret)
+        print(f"T = {args.long_T:.0e}, R = {R}: wall time {long_s:.1f} s, pseudo-regret {lm:.0f} ± {lh:.0f} (95% CI)")
 
 
 if __name__ == "__main__":

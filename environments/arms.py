@@ -32,6 +32,8 @@ from onlinelab.core.blocks import LossBlock, rounds_per_block
 from onlinelab.core.registry import register_environment
 from onlinelab.errors import ConfigError, UnknownNameError, did_you_mean
 from onlinelab.geometry.domains import Simplex
+from onlinelab.kernels import arms as arms_kernels
+from onlinelab.kernels import compiled_active
 from onlinelab.losses.vector import LinearLoss
 
 CLASSIC = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9]
@@ -70,6 +72,18 @@ def check_means(means, field: str = "means") -> list[float]:
     return out
 
 
+def threshold_rows(u: np.ndarray, thresholds: np.ndarray, below: bool, out: np.ndarray, start: int) -> None:
+    """Write the 0/1 losses of uniforms u (R, n, K) into out[start:start + n] (round-major, (N, R, K)):
+    1{u < θ} when ``below``, else 1{u ≥ θ}; θ is (1, K) or one row per round of ``out``.  A compiled pass
+    (`onlinelab.kernels.arms`) when the switch is on; the numpy comparison otherwise — the same losses."""
+    if compiled_active() and arms_kernels.threshold_into.call(u, thresholds, below, out, start) is not None:
+        return
+    n = u.shape[1]
+    th = thresholds if thresholds.shape[0] == 1 else thresholds[start:start + n]
+    hit = np.less(u, th) if below else np.greater_equal(u, th)
+    out[start:start + n] = np.swapaxes(hit, 0, 1)
+
+
 class _Arms(Environment):
     psd = True
     loss_bound = 1.0
@@ -79,6 +93,7 @@ class _Arms(Environment):
     def reset(self, rng, T):
         super().reset(rng, T)
         self._simplex = Simplex(self.d)
+        self.chunk = max(256, self.block_rounds)   # a block's uniforms in one draw (the same stream in any chunks)
         self._u, self._pos = None, self.chunk
 
     @property
@@ -105,6 +120,21 @@ class _Arms(Environment):
             self._pos += take
             left -= take
         return np.swapaxes(parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1), 0, 1)
+
+    def loss_rows(self, n: int, thresholds, below: bool) -> np.ndarray:
+        """The next n rounds' 0/1 losses, (n, R, K): 1{u < θ} (``below``) or 1{u ≥ θ} on the uniforms that n
+        calls of `uniforms` return; θ (K,) or one row per round, (n, K)."""
+        thresholds = np.ascontiguousarray(np.atleast_2d(np.asarray(thresholds, dtype=float)))
+        out = np.empty((n, self.replicates, self.d))
+        done = 0
+        while done < n:
+            if self._pos == self.chunk:
+                self._u, self._pos = self.rng.random((self.chunk, self.d)), 0
+            take = min(n - done, self.chunk - self._pos)
+            threshold_rows(self._u[:, self._pos:self._pos + take], thresholds, below, out, done)
+            self._pos += take
+            done += take
+        return out
 
 
 class KnownMeans:
@@ -151,7 +181,7 @@ class BernoulliArms(KnownMeans, _Arms):
     def emit_block(self, t, n):
         """n rounds at once (onlinelab.core.blocks): the same uniforms, in the same order, as n calls of
         `emit`."""
-        return LossBlock.of_rows(LinearLoss, (self.uniform_rows(n) >= self._mu).astype(float), domain=self._simplex)
+        return LossBlock.of_rows(LinearLoss, self.loss_rows(n, self._mu, below=False), domain=self._simplex)
 
 
 @register_environment("adversarial-arms")
@@ -184,8 +214,8 @@ class AdversarialArms(_Arms):
     def emit_block(self, t, n):
         """n rounds at once (onlinelab.core.blocks): the same uniforms, in the same order, as n calls of
         `emit`."""
-        means = self._means(np.arange(t, t + n))[:, None, :]
-        return LossBlock.of_rows(LinearLoss, (self.uniform_rows(n) < means).astype(float), domain=self._simplex)
+        return LossBlock.of_rows(LinearLoss, self.loss_rows(n, self._means(np.arange(t, t + n)), below=True),
+                                 domain=self._simplex)
 
 
 @register_environment("adaptive-arms")

@@ -22,6 +22,7 @@ from onlinelab.core import validation as v
 from onlinelab.core.base import Environment
 from onlinelab.core.blocks import LossBlock, rounds_per_block
 from onlinelab.core.registry import register_environment
+from onlinelab.environments.arms import threshold_rows
 from onlinelab.geometry.domains import Simplex
 from onlinelab.losses.vector import LinearLoss
 
@@ -73,8 +74,9 @@ class ExpertsStochastic(_Experts):
 
     def emit_block(self, t, n):
         """n rounds at once (onlinelab.core.blocks): the same uniforms, in the same order, as n calls of `emit`."""
-        return LossBlock.of_rows(LinearLoss, (self._uniform_rows(n) < self._means()).astype(float),
-                                 domain=self._simplex)
+        out = np.empty((n, self.replicates, self.d))
+        threshold_rows(self.rng.random((n, self.d)), self._means()[None], True, out, 0)
+        return LossBlock.of_rows(LinearLoss, out, domain=self._simplex)
 
 
 @register_environment("experts-adversarial")

@@ -46,12 +46,20 @@ class LossBlock:
         """The n per-round losses; a block from `of_rows` builds them on first read (a learner that
         plays the block whole never needs them)."""
         if self._rounds is None:
-            flat, R, kw = self._lazy
-            make = type(self.stacked)   # (the class itself is not kept: a checkpoint stores data, not classes)
-            if flat.dtype == np.float64 and hasattr(make, "trusted"):
-                make = make.trusted      # so its per-round float views need no conversion or checks
-            self._rounds = [make(flat[i * R:(i + 1) * R], **kw) for i in range(self.n)]
+            self._rounds = [self._round(i) for i in range(self.n)]
         return self._rounds
+
+    def _round(self, i: int):
+        """Round i of a block from `of_rows`, built from its rows of the stacked data."""
+        flat, R, kw = self._lazy
+        make = type(self.stacked)   # (the class itself is not kept: a checkpoint stores data, not classes)
+        if flat.dtype == np.float64 and hasattr(make, "trusted"):
+            make = make.trusted      # so its per-round float views need no conversion or checks
+        return make(flat[i * R:(i + 1) * R], **kw)
+
+    def first_round(self):
+        """Round 1 of the block alone (a block from `of_rows` builds just that one, not all n)."""
+        return self._round(0) if self._rounds is None else self._rounds[0]
 
     @rounds.setter
     def rounds(self, rounds) -> None:   # checkpoints written before the rounds were built lazily store them whole

@@ -79,7 +79,7 @@ class LossTracker:
                 self._truth += loss.mixed_value(play)
         else:
             if self._comparator is None:
-                self._comparator = block.rounds[0].comparator(self.R, self.d)
+                self._comparator = block.first_round().comparator(self.R, self.d)   # not all n rounds built
             fold = getattr(self._comparator, "add_block", None)
             if fold is not None:
                 fold(block)
@@ -89,11 +89,9 @@ class LossTracker:
         if not self.statistics:
             return
         sums = self.sums
-        for key, val in block.statistics(self.R).items():
-            if key in sums:
-                sums[key] += val
-            else:
-                sums[key] = val
+        for key, val in block.stacked.statistics().items():   # added round by round, in order: the same sums
+            rows = np.asarray(val, dtype=float).reshape(block.n, self.R)   # however the rounds are cut into blocks
+            sums[key] = running(sums[key] if key in sums else np.zeros(self.R), rows)
 
     def comparator(self) -> np.ndarray | None:
         """Best fixed action's cumulative loss so far, per replicate (cached per round); None without one."""
