@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import pathlib
 
+import numpy as np
 import pandas as pd
 
 from onlinelab.errors import ConfigError
@@ -56,8 +57,14 @@ def compare(run_dirs, plot=None, metric: str = "regret"):
     paths = [pathlib.Path(p) for p in run_dirs]
     if len(paths) < 2:
         raise ConfigError(f"compare needs at least two run directories, got {len(paths)}")
-    table, _, fig = compare_results([load_run(p) for p in paths], run_names(paths), metric=metric,
-                                    columns=TABLE_COLUMNS, plot=plot)
+    results = [load_run(p) for p in paths]
+    names = run_names(paths)
+    kinds = [str(r.meta.get("kind", "regret")) for r in results]
+    if len(set(kinds)) > 1:
+        listed = ", ".join(f"{n} ({k})" for n, k in zip(names, kinds, strict=True))
+        raise ConfigError(f"compare needs runs of one kind, got {listed}; compare each kind's runs on their own")
+    columns = TABLE_COLUMNS if kinds[0] == "regret" else None   # other kinds: their own summary's columns
+    table, _, fig = compare_results(results, names, metric=metric, columns=columns, plot=plot)
     return table, fig
 
 
@@ -95,6 +102,7 @@ def compare_results(results: list, names: list[str], *, metric: str = "regret", 
         if metric not in have:
             raise ConfigError(f"run {name!r} has no metric {metric!r} to overlay (it has {', '.join(sorted(have))}); "
                               "compare runs of one kind and one problem")
+        _refuse_infinite(name, res.metrics, metric)
     rows = []
     for name, res in zip(names, results, strict=True):
         s = res.summary()
@@ -114,6 +122,21 @@ def compare_results(results: list, names: list[str], *, metric: str = "regret", 
     if plot is not None:
         fig.savefig(plot, dpi=100, bbox_inches="tight")
     return table, columns, fig
+
+
+def _refuse_infinite(name: str, metrics, metric: str) -> None:
+    """An infinite value of the compared metric (a diverged run) is an error naming the run, learner and round: a
+    table and curves that average it would only print inf."""
+    rows = metrics[(metrics.metric == metric) & np.isinf(metrics.value.to_numpy(dtype=float))]
+    if len(rows):
+        row = rows.iloc[0]
+        cells = {word: getattr(row[key], "item", lambda v=row[key]: v)() for key, word in
+                 (("learner", "learner"), ("environment", "environment"), ("replicate", "replicate"), ("t", "round"))
+                 if key in row.index}
+        where = ", ".join(f"{word} {val!r}" if isinstance(val, str) else f"{word} {val}" for word, val in cells.items())
+        raise ConfigError(f"run {name!r} has {metric} = {row.value} ({where}; {len(rows)} such rows): the run "
+                          "diverged, and an infinite value cannot be averaged or drawn; read its report.md (a step "
+                          "too large, an unbounded loss), rerun it, or leave it out of the comparison")
 
 
 def _columns(cls, table) -> list:
