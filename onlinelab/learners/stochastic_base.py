@@ -245,7 +245,7 @@ def play_compiled(kern, state, losses: np.ndarray, rng, takes, args):
     saved = None
     if takes and not kern._first_call_ready:      # a first call may still fail to compile: keep the streams
         saved = [(b, b.data, b.pos) for b in (rng._uniform, rng._normal)], [g.bit_generator.state for g in rng.gens]
-    draws = [np.ascontiguousarray(a) for a in take_rounds(rng, takes, n)] if takes else []
+    draws = take_rounds(rng, takes, n) if takes else []
     plays, realized = np.zeros((n, R, K)), np.empty((n, R))
     if kern.call(*args(draws, plays, realized)) is None:
         if saved is not None:

@@ -140,30 +140,39 @@ def take_rounds(rng, takes, n: int) -> list[np.ndarray]:
     for kind, k in takes:
         seen[kind] += k
         inclusive.append((kind, k, seen[kind]))
-    base = {kind: bufs[kind].pos for kind in kinds}     # buffer position = base + consumption since the block began
-    start = dict(base)                                  # where the block's reading begins in the current data
-    pieces: dict[str, list[np.ndarray]] = {kind: [] for kind in kinds}
+    # A kind's stream: the unread rest of its buffer, then every refill's fresh numbers in order.  Pass 1 finds the
+    # refills (round, call, size) arithmetically; pass 2 draws them in that order straight into the streams.
+    length = {kind: bufs[kind].data.shape[1] - bufs[kind].pos for kind in kinds}
+    refills: list[tuple[str, int, int, int]] = []       # (kind, stream offset of its fresh numbers, size, read so far)
     while True:
         event = None                                    # the first take (round, order) that does not fit
         for order, (kind, k, upto) in enumerate(inclusive):
-            room = bufs[kind].data.shape[1] - base[kind] - upto     # fits in round i iff i·c ≤ room
+            room = length[kind] - upto                  # the take fits in round i iff i·c ≤ room
             i = 0 if room < 0 else room // per_round[kind] + 1
             if i < n and (event is None or (i, order) < event[:2]):
                 event = (i, order, kind, k, upto)
         if event is None:
             break
         i, _, kind, k, upto = event
-        buf = bufs[kind]
-        pos = base[kind] + i * per_round[kind] + upto - k           # the position at which this take refills
-        pieces[kind].append(buf.data[:, start[kind]:pos])
-        fresh = np.stack([getattr(g, buf.method)(max(buf.block, k)) for g in buf.gens])
-        buf.data = np.concatenate([buf.data[:, pos:], fresh], axis=1)
-        start[kind], base[kind] = 0, -(i * per_round[kind] + upto - k)
-    served = {}
+        size = max(bufs[kind].block, k)
+        refills.append((kind, length[kind], size, i * per_round[kind] + upto - k))
+        length[kind] += size
+    R = len(rng.gens)
+    streams = {}
     for kind in kinds:
         buf = bufs[kind]
-        buf.pos = base[kind] + n * per_round[kind]
-        pieces[kind].append(buf.data[:, start[kind]:buf.pos])
-        whole = np.concatenate(pieces[kind], axis=1) if len(pieces[kind]) > 1 else pieces[kind][0]
-        served[kind] = whole.reshape(whole.shape[0], n, per_round[kind])
+        streams[kind] = np.empty((R, length[kind]))
+        streams[kind][:, :buf.data.shape[1] - buf.pos] = buf.data[:, buf.pos:]
+    for kind, offset, size, _ in refills:
+        stream, method = streams[kind], bufs[kind].method
+        for r, gen in enumerate(rng.gens):
+            getattr(gen, method)(out=stream[r, offset:offset + size])
+    for kind in kinds:
+        buf, used = bufs[kind], n * per_round[kind]
+        last = [read for kk, _, _, read in refills if kk == kind]
+        if last:                                        # the buffer as the last refill left it, read up to the end
+            buf.data, buf.pos = streams[kind][:, last[-1]:].copy(), used - last[-1]
+        else:
+            buf.pos += used
+    served = {kind: streams[kind][:, :n * per_round[kind]].reshape(R, n, per_round[kind]) for kind in kinds}
     return [served[kind][:, :, upto - k:upto] for kind, k, upto in inclusive]
