@@ -1,10 +1,12 @@
-"""Griffe extension for the API reference: doctest examples render as code blocks.
+"""Griffe extension for the API reference: doctest examples render as code blocks, Sphinx roles as code.
 
 The package's docstrings carry their short examples as doctest lines (``>>> ...`` and the expected output)
 in the description, outside a NumPy ``Examples`` section.  Markdown reads a line that starts with ``>`` as
 a quotation, so such an example would render as three nested quotes of run-on text.  This extension wraps
 every run of doctest lines outside an ``Examples`` section (which mkdocstrings renders as code itself) in a
-fenced ``pycon`` block.  The docstring that ``help()`` shows is untouched: only the copy mkdocstrings
+fenced ``pycon`` block.  A Sphinx role (``:func:`x```, ``:class:`~a.B```), which Markdown would show
+raw, becomes plain code (```x```): the package's docstrings use backticks, and this keeps a role written
+since from reaching the pages.  The docstring that ``help()`` shows is untouched: only the copy mkdocstrings
 renders changes.  Configured in mkdocs.yml (``extensions`` of the python handler); not part of the package.
 """
 from __future__ import annotations
@@ -15,6 +17,7 @@ import griffe
 
 _HEADER_RULE = re.compile(r"^\s*-{3,}\s*$")
 _EXAMPLE_HEADERS = {"examples", "example"}
+_ROLE = re.compile(r":(?:py:)?(?:mod|class|func|meth|attr|data|exc|obj):`~?([^`]+)`")
 
 
 def fence_doctests(text: str) -> str:
@@ -58,8 +61,10 @@ def fence_doctests(text: str) -> str:
 
 
 class DoctestBlocks(griffe.Extension):
-    """Fence the doctest examples of every docstring mkdocstrings loads."""
+    """Fence the doctest examples and unwrap the Sphinx roles of every docstring mkdocstrings loads."""
 
     def on_instance(self, *, node, obj, agent, **kwargs) -> None:
-        if obj.docstring is not None and ">>>" in obj.docstring.value:
-            obj.docstring.value = fence_doctests(obj.docstring.value)
+        if obj.docstring is None:
+            return
+        text = _ROLE.sub(r"`\1`", obj.docstring.value)
+        obj.docstring.value = fence_doctests(text) if ">>>" in text else text
