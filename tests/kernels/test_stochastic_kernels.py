@@ -15,6 +15,7 @@ from onlinelab.kernels import stochastic as KS
 from onlinelab.kernels import stochastic_sampling as KT
 from onlinelab.learners.index_bandits import UCB1
 from onlinelab.learners.stochastic_draws import take_rounds
+from tests.kernels.kernel_paths import both_paths, count_calls, without_runtime
 
 #: every compiled policy (registered name, parameters), with the kernel that plays it
 POLICIES = [("ucb1", {}, KS.index_block), ("moss", {}, KS.index_block), ("kl-ucb", {}, KS.klucb_block),
@@ -33,49 +34,22 @@ IDS = [label_of(ol.make_learner(name, **params)) for name, params, _ in POLICIES
 SERIALISABLE = [(name, params, kern) for name, params, kern in POLICIES if not any(map(callable, params.values()))]
 
 
-def without_runtime(metrics: pd.DataFrame) -> pd.DataFrame:
-    return metrics[metrics.metric != "runtime_s"].reset_index(drop=True)
-
-
-def both_paths(env, learner, **kw):
-    """The run's metrics with the kernels and with the numpy reference."""
-    fast = ol.simulate(env, [learner], compiled=True, **kw).metrics
-    plain = ol.simulate(env, [learner], compiled=False, **kw).metrics
-    return without_runtime(fast), without_runtime(plain)
-
-
-@pytest.fixture
-def count_calls(monkeypatch):
-    """Counts the calls of a Kernel (its ``call``), so a test sees that the compiled path really ran."""
-    def counting(kern):
-        box = {"n": 0}
-        real = type(kern).call
-
-        def call(self, *args):
-            if self is kern:
-                box["n"] += 1
-            return real(self, *args)
-        monkeypatch.setattr(type(kern), "call", call)
-        return box
-    return counting
-
-
 @pytest.mark.parametrize("env_name, params", ENVIRONMENTS, ids=[f"{n}-{p.get('means', '')}" for n, p in ENVIRONMENTS])
 @pytest.mark.parametrize("name, kw, kern", POLICIES, ids=IDS)
-def test_kernel_equals_numpy_bit_for_bit(env_name, params, name, kw, kern, count_calls):
+def test_kernel_equals_numpy_bit_for_bit(env_name, params, name, kw, kern, monkeypatch):
     """T = 203 with checkpoints at 1, 50, 64, 129 and 203: blocks of 1 (played round by round), 49, 14, 64, 1 and
     74 → 64 + 10 rounds, so blocks start and end at odd places and round 1 is not in a block."""
     env, learner = ol.make_environment(env_name, **params), ol.make_learner(name, **kw)
-    calls = count_calls(kern)
+    calls = count_calls(monkeypatch, kern)
     fast, plain = both_paths(env, learner, T=203, replicates=3, seed=11, checkpoints=[1, 50, 64, 129, 203])
     assert calls["n"] >= 4
     pd.testing.assert_frame_equal(fast, plain, check_exact=True)
 
 
 @pytest.mark.parametrize("name, kw, kern", POLICIES, ids=IDS)
-def test_under_delays_the_rounds_are_played_one_by_one(name, kw, kern, count_calls):
+def test_under_delays_the_rounds_are_played_one_by_one(name, kw, kern, monkeypatch):
     """With delayed feedback no block is played (the round-by-round path runs): the switch changes nothing."""
-    calls = count_calls(kern)
+    calls = count_calls(monkeypatch, kern)
     fast, plain = both_paths("bernoulli-arms", ol.make_learner(name, **kw), T=150, replicates=2, seed=5,
                              checkpoints=[75, 150], delay={"kind": "fixed", "d": 4})
     assert calls["n"] == 0
@@ -84,11 +58,11 @@ def test_under_delays_the_rounds_are_played_one_by_one(name, kw, kern, count_cal
 
 @pytest.mark.parametrize("name, kw, kern", SERIALISABLE, ids=[label_of(ol.make_learner(n, **k))
                                                                 for n, k, _ in SERIALISABLE])
-def test_resumed_compiled_run_equals_the_numpy_run(name, kw, kern, tmp_path, count_calls):
+def test_resumed_compiled_run_equals_the_numpy_run(name, kw, kern, tmp_path, monkeypatch):
     """A run with the kernels, stopped after round 70 (mid-block) and resumed, equals the uninterrupted run; that run
     equals the numpy reference's (checked here too, on the same piecewise arms)."""
     from tests.resume_check import assert_resume_is_bit_identical
-    calls = count_calls(kern)
+    calls = count_calls(monkeypatch, kern)
     cfg = {"run": {"name": "kr", "rounds": 160, "replicates": 2, "checkpoints": [30, 100, 160], "seed": 7},
            "environments": [{"name": "piecewise-arms", "changes": [60, 120]}], "learners": [{"name": name, **kw}]}
     assert_resume_is_bit_identical(cfg, 70, tmp_path)
@@ -98,11 +72,11 @@ def test_resumed_compiled_run_equals_the_numpy_run(name, kw, kern, tmp_path, cou
     pd.testing.assert_frame_equal(fast, plain, check_exact=True)
 
 
-def test_a_subclass_plays_the_numpy_reference(count_calls):
+def test_a_subclass_plays_the_numpy_reference(monkeypatch):
     """A user's subclass (even one that changes nothing) never reaches the kernel, and plays as the class does."""
     class MyUCB(UCB1):
         pass
-    calls = count_calls(KS.index_block)
+    calls = count_calls(monkeypatch, KS.index_block)
     mine = ol.simulate("bernoulli-arms", [MyUCB()], T=200, replicates=2, seed=1, checkpoints=[200]).metrics
     assert calls["n"] == 0
     theirs = ol.simulate("bernoulli-arms", [UCB1()], T=200, replicates=2, seed=1, checkpoints=[200]).metrics
