@@ -35,7 +35,7 @@ def _rngs(seed: int, R: int):
 def check_instance(n, s, rank, replicates, *, prefix: str = "", replicates_field: str = "replicates",
                    iters: int | None = None) -> tuple:
     """``(n, s, rank, replicates)`` checked: whole numbers, a rank the n × s matrix can have, memory for the
-    solve (:data:`SOLVER_COPIES` arrays of n × s per instance, `onlinelab.core.sizes.check_array`) and, given
+    solve (`SOLVER_COPIES` arrays of n × s per instance, `onlinelab.core.sizes.check_array`) and, given
     ``iters``, its time (one SVD-sized 10·n·s·min(n, s) flops per iteration and instance).
 
     Parameters

@@ -254,7 +254,7 @@ def history_write_error(exc: ValueError, env_label: str, t: int) -> ProtocolErro
 
     The arrays an adaptive environment is shown (``history.mixed``, the past actions and losses) are read-only
     views of the learner's own state; numpy refuses a write into one with a bare "read-only" ValueError, which
-    this turns into a :class:`~onlinelab.errors.ProtocolError` naming the environment, the round and the fix.
+    this turns into a `onlinelab.errors.ProtocolError` naming the environment, the round and the fix.
 
     Parameters
     ----------

@@ -1,21 +1,21 @@
 """Size checks and the one memory-and-time estimate that the command line and the Python API share.
 
 Every entry point that allocates from a size a user typed checks it here first, so that a size that
-cannot work is a :class:`~onlinelab.errors.ConfigError` naming the field, the value and the fix, in well
+cannot work is a `onlinelab.errors.ConfigError` naming the field, the value and the fix, in well
 under a second, instead of a ``MemoryError`` or a run that never ends:
 
-* a regret run (``simulate``, ``onlinelab run``): :func:`regret_estimate` and :func:`check_regret` — per
+* a regret run (``simulate``, ``onlinelab run``): `regret_estimate` and `check_regret` — per
   replicate a few d × d matrices for the comparator and each learner's state on spectral domains (a few
   length-d vectors on vector domains), and an eigendecomposition-sized O(d³) per learner and round on
   spectral domains (O(d) on vector domains);
-* a dimension on its own (:func:`check_dimension`, called when an environment is built), an array of a given
-  shape (:func:`check_array`) and a count of things (:func:`check_count`: sweep cells, arrivals);
-* any other estimate (:func:`check_estimate`): the families (games, manifold, embedding, Bregman methods)
+* a dimension on its own (`check_dimension`, called when an environment is built), an array of a given
+  shape (`check_array`) and a count of things (`check_count`: sweep cells, arrivals);
+* any other estimate (`check_estimate`): the families (games, manifold, embedding, Bregman methods)
   state their memory and time with the same constants and go through the same refusal.
 
 The estimate is deliberately rough (a factor of a few either way) but catches the sizes that cannot
 work: ``replicates = 10⁹`` or ``d = 10⁶``.  More than 80 % of this machine's memory, or more than 30 days,
-is refused; more than an hour warns (:class:`PreflightWarning`).  Theory: the cost of a round is the
+is refused; more than an hour warns (`PreflightWarning`).  Theory: the cost of a round is the
 learner's update, docs/theory/01-bandit-pca.md (the eigendecomposition of the spectral learners).
 
 >>> est = regret_estimate([(8, True)], n_learners=3, T=1000, R=4)
@@ -107,7 +107,7 @@ def check_estimate(est: Estimate, *, sizes: str, fix: str, time_sizes: str | Non
     time_sizes, time_fix : str or None, default None
         The same for a run that takes too long (default: ``sizes`` and ``fix``).
     stacklevel : int, default 3
-        Passed to :func:`warnings.warn`.
+        Passed to `warnings.warn`.
     """
     mem = available_memory()
     if est.bytes > MEMORY_SHARE * mem:
@@ -149,7 +149,7 @@ def regret_estimate(dims, *, n_learners: int, T: int, R: int) -> Estimate:
 
 def check_regret(dims, *, n_learners: int, T: int, R: int, fields: dict = CONFIG_FIELDS,
                  stacklevel: int = 3) -> Estimate:
-    """:func:`regret_estimate`, refused or warned about by :func:`check_estimate`.
+    """`regret_estimate`, refused or warned about by `check_estimate`.
 
     Parameters
     ----------
@@ -158,9 +158,9 @@ def check_regret(dims, *, n_learners: int, T: int, R: int, fields: dict = CONFIG
     n_learners, T, R : int
         Learners, rounds and replicates.
     fields : dict, default CONFIG_FIELDS
-        What the message calls rounds and replicates: :data:`CONFIG_FIELDS` or :data:`API_FIELDS`.
+        What the message calls rounds and replicates: `CONFIG_FIELDS` or `API_FIELDS`.
     stacklevel : int, default 3
-        Passed to :func:`warnings.warn`.
+        Passed to `warnings.warn`.
     """
     est = regret_estimate(list(dims), n_learners=n_learners, T=T, R=R)
     reps, rounds = fields["replicates"], fields["rounds"]
@@ -245,7 +245,7 @@ def check_arrivals(dims, *, rate: float, n_learners: int, T: float, R: int, conf
                    stacklevel: int = 3) -> Estimate:
     """A run with Poisson arrivals: about ``rate × T`` arrivals, each emitted once and served by every learner.
 
-    The estimate of a regret run with ``rate × T`` rounds (:func:`regret_estimate`), so an arrival rate that
+    The estimate of a regret run with ``rate × T`` rounds (`regret_estimate`), so an arrival rate that
     would never finish is refused like a round count that would not.
 
     Parameters
@@ -261,7 +261,7 @@ def check_arrivals(dims, *, rate: float, n_learners: int, T: float, R: int, conf
     config : bool, default False
         Name the fields as a config does (``run.rounds``) rather than as ``simulate`` does (``T``).
     stacklevel : int, default 3
-        Passed to :func:`warnings.warn`.
+        Passed to `warnings.warn`.
     """
     fields = CONFIG_FIELDS if config else API_FIELDS
     arrivals = float(rate) * float(T)
@@ -274,7 +274,7 @@ def check_arrivals(dims, *, rate: float, n_learners: int, T: float, R: int, conf
 
 
 def check_run(environments, *, n_learners: int, T: int, R: int, rate: float | None = None) -> Estimate:
-    """``simulate``'s pre-flight: :func:`check_regret` (or :func:`check_arrivals`) on built environments.
+    """``simulate``'s pre-flight: `check_regret` (or `check_arrivals`) on built environments.
 
     The same estimate as ``onlinelab run`` makes from a config, named as ``simulate``'s arguments are.
 

@@ -1,16 +1,16 @@
 """A time limit on user callbacks (an environment's ``emit``, an adaptive delay rule), so a run never hangs silently.
 
 ``simulate(..., callback_timeout=s)`` (config key ``[run] callback_timeout``) runs every call of user code that
-the loop waits on through :func:`call`: an environment's ``emit`` and ``emit_block``, and an adaptive delay
+the loop waits on through `call`: an environment's ``emit`` and ``emit_block``, and an adaptive delay
 rule.  A call still running after ``s`` seconds is interrupted with a
-:class:`~onlinelab.errors.SimulationError` that names the callback and the round, and the run's completed
+`onlinelab.errors.SimulationError` that names the callback and the round, and the run's completed
 checkpoints stay in the error's ``.partial``.  While it runs, a call that takes longer than
-:data:`NOTICE_S` seconds logs one line every :data:`NOTICE_S` seconds (logger ``onlinelab.watchdog``,
+`NOTICE_S` seconds logs one line every `NOTICE_S` seconds (logger ``onlinelab.core.watchdog``,
 printed on stderr by default) saying what the loop waits on, so a long wait is never silent.
 
 How: ``signal.setitimer(ITIMER_REAL)`` and a ``SIGALRM`` handler, which exist on POSIX only and may be
 installed by the main thread only.  Elsewhere (Windows, a worker thread) asking for a limit is a
-:class:`~onlinelab.errors.ConfigError` that says so; without a limit nothing is installed and :func:`call`
+`onlinelab.errors.ConfigError` that says so; without a limit nothing is installed and `call`
 is a plain call.  Python runs the handler between bytecodes, so a callback stuck inside one long C call (a
 huge BLAS product) is interrupted when that call returns.  A ``SIGALRM`` handler of your own is put back
 when the run ends.  Theory: the protocol of a round, docs/guide/writing-environments.md.
@@ -30,7 +30,7 @@ import time
 from onlinelab.errors import ConfigError, SimulationError
 
 NOTICE_S = 10.0          # a call running this long logs what the loop waits on, and again every NOTICE_S
-_log = logging.getLogger("onlinelab.watchdog")
+_log = logging.getLogger(__name__)
 _state: dict = {"limit": None, "current": None}
 
 
@@ -56,7 +56,7 @@ def check_timeout(value, field: str = "callback_timeout"):
 
 @contextlib.contextmanager
 def time_limit(seconds, field: str = "callback_timeout"):
-    """Within the block, :func:`call` interrupts a callback still running after ``seconds`` (None: no limit).
+    """Within the block, `call` interrupts a callback still running after ``seconds`` (None: no limit).
 
     Parameters
     ----------
@@ -86,7 +86,7 @@ def time_limit(seconds, field: str = "callback_timeout"):
 
 
 def call(what: str, t: int, fn, *args):
-    """``fn(*args)``, under the limit of the enclosing :func:`time_limit` (a plain call when there is none).
+    """``fn(*args)``, under the limit of the enclosing `time_limit` (a plain call when there is none).
 
     Parameters
     ----------

@@ -1,11 +1,11 @@
 """The pre-flight check of a config: its memory and time, before anything is allocated or claimed.
 
-The estimates themselves live in :mod:`onlinelab.core.sizes`, below the simulator and the families, so that
+The estimates themselves live in `onlinelab.core.sizes`, below the simulator and the families, so that
 ``onlinelab run`` and the Python API (``simulate``, ``run_grid``, ``NearIsometricEmbedding.fit``, the Bregman
 solvers) refuse the same sizes with the same numbers.  Here a config's environments are given by name and
 parameters (nothing is built yet: building ``d = 10⁶`` would itself exhaust memory), so each name is looked up
 for its default ``d`` and its domain.  The other run kinds check their own tables when they parse them (the
-families' entry points call :mod:`onlinelab.core.sizes`); a sweep's grid is counted in :func:`check_grid`.
+families' entry points call `onlinelab.core.sizes`); a sweep's grid is counted in `check_grid`.
 
 >>> est = estimate([("spiked-covariance", {"d": 8})], n_learners=3, T=1000, R=4)
 >>> est.bytes == 8 * 4 * 8 ** 2 * (4 + 5 * 3)
@@ -58,7 +58,7 @@ def estimate(environments, *, n_learners: int, T: int, R: int) -> Estimate:
 
 
 def check(environments, *, n_learners: int, T: int, R: int, arrival_rate: float | None = None) -> Estimate:
-    """Refuse (:class:`~onlinelab.errors.ConfigError`) a config that cannot fit in memory or time; warn on a long one.
+    """Refuse (`onlinelab.errors.ConfigError`) a config that cannot fit in memory or time; warn on a long one.
 
     Parameters
     ----------
@@ -81,7 +81,7 @@ def check(environments, *, n_learners: int, T: int, R: int, arrival_rate: float 
 
 
 def check_grid(grid: dict) -> int:
-    """Refuse a sweep grid of more than :data:`MAX_GRID_CELLS` cells before a single cell is built; the count.
+    """Refuse a sweep grid of more than `MAX_GRID_CELLS` cells before a single cell is built; the count.
 
     Parameters
     ----------

@@ -91,8 +91,8 @@ DENSE_COPIES = 4
 def check_size(dataset: str, m, fits: int, *, field: str = "m", draws_field: str = "draws") -> None:
     """Refuse a grid whose fits cannot fit in memory or time, before any point is drawn (`onlinelab.core.sizes`).
 
-    A spectral fit on m points holds a few dense m × m arrays (:data:`DENSE_COPIES`) and solves an m × m
-    eigenproblem, O(m³) (theory §7, docs/theory/07-manifold.md).
+    A spectral fit on m points holds a few dense m × m arrays (`DENSE_COPIES`) and solves an m × m
+    eigenproblem, O(m³) (theory §7, docs/theory/07-spectral.md).
 
     Parameters
     ----------
