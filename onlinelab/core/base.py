@@ -263,7 +263,7 @@ class Environment(_Params):
 
     def __init__(self, d: int = 8):
         from onlinelab.core.compat import env_domain, is_spectral
-        from onlinelab.core.sizes import check_dimension   # d = 10⁶ is a clear error, not a MemoryError
+        from onlinelab.core.sizes import check_dimension  # d = 10⁶ is a clear error, not a MemoryError
         self.d = check_dimension(v.integer("d", d, minimum=2), spectral=is_spectral(str(env_domain(self))),
                                  where=f"environment {self.name or type(self).__name__!r}")
 
