@@ -1,0 +1,142 @@
+"""The simplex learners' compiled block kernels (onlinelab.kernels.simplex) against the numpy reference, through simulate.
+
+Hedge (ftrl, entropy), OMD (entropy, log-barrier), exp3, exp3-auer and logbarrier-bandit, on every registered
+environment on the simplex: the metrics of ``compiled=True`` and ``compiled=False`` are equal bit for bit.  Why
+exactly and not to 1e-12: every kernel repeats its numpy reference operation by operation — the same sequential
+running sums, numpy's pairwise summation for each softmax normaliser (`rowops.pairwise_sum`), einsum's two-lane
+order for the log-barrier's Newton denominator (`rowops.einsum_square_sum`) and the C library's exp and log,
+which numpy's own float64 exp and log call on this x86-64 build (`test_rowops.py` checks these building blocks
+one by one, so a machine where they differ fails there first, and then these tests say by how much).  The
+bandits amplify a last-bit difference through 1/p, so agreement to 1e-12 is only reachable bit for bit.
+"""
+import numpy as np
+import pandas as pd
+import pytest
+
+import onlinelab as ol
+from onlinelab.core.base import label_of
+from onlinelab.core.registry import environment_class, environment_names
+from onlinelab.kernels import simplex as KS
+from onlinelab.learners.bandit_simplex import Exp3
+from onlinelab.learners.mirror_descent import FTRL
+
+#: every learner with a simplex kernel (registered name, parameters), and the kernel that plays its blocks; the
+#: full-information steps are explicit, since gaussian-arms declares no loss bound to tune them from
+LEARNERS = [("ftrl", {"regularizer": "entropy", "eta": 0.3}, KS.ftrl_entropy_block),
+            ("ftrl", {"regularizer": "entropy", "eta": 0.01, "weights": "linear"}, KS.ftrl_entropy_block),
+            ("omd", {"regularizer": "entropy", "gamma": 0.2}, KS.omd_block),
+            ("omd", {"regularizer": "log-barrier", "gamma": 0.05}, KS.omd_block),
+            ("exp3", {}, KS.bandit_block), ("exp3-auer", {}, KS.bandit_block),
+            ("exp3-auer", {"gamma": 0.2}, KS.bandit_block), ("logbarrier-bandit", {}, KS.bandit_block)]
+IDS = [label_of(ol.make_learner(name, **kw)) for name, kw, _ in LEARNERS]
+#: every registered environment on the simplex (the adaptive ones emit no blocks: the switch must change nothing)
+SIMPLEX = [name for name in environment_names() if getattr(environment_class(name), "domain", None) == "simplex"]
+
+
+def without_runtime(metrics: pd.DataFrame) -> pd.DataFrame:
+    return metrics[metrics.metric != "runtime_s"].reset_index(drop=True)
+
+
+def both_paths(env, learner, **kw):
+    """The run's metrics with the kernels and with the numpy reference."""
+    fast = ol.simulate(env, [learner], compiled=True, **kw).metrics
+    plain = ol.simulate(env, [learner], compiled=False, **kw).metrics
+    return without_runtime(fast), without_runtime(plain)
+
+
+@pytest.fixture
+def calls_of(monkeypatch):
+    """Counts the calls of one Kernel, so a test sees whether the compiled path ran."""
+    def counting(kern):
+        box, real = {"n": 0}, type(kern).call
+
+        def call(self, *args):
+            box["n"] += self is kern
+            return real(self, *args)
+        monkeypatch.setattr(type(kern), "call", call)
+        return box
+    return counting
+
+
+def test_every_simplex_environment_is_covered():
+    assert {"bernoulli-arms", "adversarial-arms", "gaussian-arms", "piecewise-arms", "experts-stochastic",
+            "experts-adversarial", "adaptive-arms", "split-chaser"} <= set(SIMPLEX)
+
+
+@pytest.mark.parametrize("env_name", SIMPLEX)
+@pytest.mark.parametrize("name, kw, kern", LEARNERS, ids=IDS)
+def test_kernel_equals_numpy_bit_for_bit(env_name, name, kw, kern, calls_of):
+    """T = 211, checkpoints 1, 9, 64, 130, 211: blocks of 8, 55, 66 and 81 rounds start and end at odd places
+    (round 1 alone is played round by round); an oblivious environment's blocks reach the kernel."""
+    env, learner = ol.make_environment(env_name), ol.make_learner(name, **kw)
+    calls = calls_of(kern)
+    fast, plain = both_paths(env, learner, T=211, replicates=3, seed=13, checkpoints=[1, 9, 64, 130, 211])
+    assert calls["n"] == (0 if env.adaptive else 4)
+    pd.testing.assert_frame_equal(fast, plain, check_exact=True)
+
+
+@pytest.mark.parametrize("name, kw, kern", LEARNERS, ids=IDS)
+@pytest.mark.parametrize("env_name", ["bernoulli-arms", "experts-adversarial"])
+def test_blocks_equal_round_by_round(env_name, name, kw, kern):
+    """Delay 0 runs the round-by-round path (each round's act and update, the environment's emit): the compiled
+    blocks give the same metrics bit for bit, so the kernels equal the rounds, not only numpy's block loop."""
+    env, learner = ol.make_environment(env_name), ol.make_learner(name, **kw)
+    blocks = without_runtime(ol.simulate(env, [learner], T=150, replicates=2, seed=3, checkpoints=[40, 150]).metrics)
+    rounds = without_runtime(ol.simulate(env, [learner], T=150, replicates=2, seed=3, checkpoints=[40, 150],
+                                         delay=0).metrics)
+    shared = rounds[rounds.metric.isin(blocks.metric.unique())].reset_index(drop=True)   # delay 0 adds metrics
+    pd.testing.assert_frame_equal(blocks, shared, check_exact=True)
+
+
+@pytest.mark.parametrize("name, kw, kern", LEARNERS, ids=IDS)
+def test_under_delays_the_rounds_are_played_one_by_one(name, kw, kern, calls_of):
+    """With delayed feedback no block is played whole: the kernel never runs and the switch changes nothing."""
+    calls = calls_of(kern)
+    fast, plain = both_paths("bernoulli-arms", ol.make_learner(name, **kw), T=120, replicates=2, seed=5,
+                             checkpoints=[60, 120], delay={"kind": "fixed", "d": 3})
+    assert calls["n"] == 0
+    pd.testing.assert_frame_equal(fast, plain, check_exact=True)
+
+
+@pytest.mark.parametrize("name, kw, kern", LEARNERS, ids=IDS)
+def test_resumed_compiled_run_equals_the_uninterrupted_and_the_numpy_run(name, kw, kern, tmp_path, calls_of):
+    """Stopped after the block holding round 70 and resumed (kernels on), the run equals the uninterrupted one,
+    which equals the numpy reference's."""
+    from tests.resume_check import assert_resume_is_bit_identical
+    calls = calls_of(kern)
+    cfg = {"run": {"name": "ks", "rounds": 160, "replicates": 2, "checkpoints": [30, 100, 160], "seed": 7},
+           "environments": [{"name": "adversarial-arms", "block": 40}], "learners": [{"name": name, **kw}]}
+    assert_resume_is_bit_identical(cfg, 70, tmp_path)
+    assert calls["n"] >= 3
+    env = ol.make_environment("adversarial-arms", block=40)
+    fast, plain = both_paths(env, ol.make_learner(name, **kw), T=160, replicates=2, seed=7, checkpoints=[30, 100, 160])
+    pd.testing.assert_frame_equal(fast, plain, check_exact=True)
+
+
+def test_subclasses_play_the_numpy_reference(calls_of):
+    """A user's subclass (even one that changes nothing) never reaches a kernel, and plays as the class does."""
+    class MyExp3(Exp3):
+        pass
+
+    class MyHedge(FTRL):
+        pass
+    bandit, hedge = calls_of(KS.bandit_block), calls_of(KS.ftrl_entropy_block)
+    mine = ol.simulate("bernoulli-arms", {"a": MyExp3(), "b": MyHedge(regularizer="entropy")}, T=200, replicates=2,
+                       seed=1, checkpoints=[200]).metrics
+    assert bandit["n"] == hedge["n"] == 0
+    theirs = ol.simulate("bernoulli-arms", {"a": Exp3(), "b": FTRL(regularizer="entropy")}, T=200, replicates=2,
+                         seed=1, checkpoints=[200]).metrics
+    assert bandit["n"] >= 1 and hedge["n"] >= 1
+    np.testing.assert_array_equal(without_runtime(mine).value.to_numpy(), without_runtime(theirs).value.to_numpy())
+
+
+@pytest.mark.parametrize("name, kw, kern", [LEARNERS[0], LEARNERS[2], LEARNERS[4]], ids=[IDS[0], IDS[2], IDS[4]])
+def test_a_kernel_that_cannot_compile_leaves_the_numpy_path_to_play(name, kw, kern, monkeypatch):
+    """A kernel answering None (numba cannot compile) hands the block to the numpy path after the block's uniforms
+    were drawn: the run equals the numpy run."""
+    monkeypatch.setattr(type(kern), "call", lambda self, *args: None)
+    learner = ol.make_learner(name, **kw)
+    failed = ol.simulate("bernoulli-arms", [learner], T=150, replicates=2, seed=4, checkpoints=[150]).metrics
+    plain = ol.simulate("bernoulli-arms", [learner], T=150, replicates=2, seed=4, checkpoints=[150],
+                        compiled=False).metrics
+    pd.testing.assert_frame_equal(without_runtime(failed), without_runtime(plain), check_exact=True)
