@@ -1,4 +1,4 @@
-"""The simplex learners' compiled block kernels (onlinelab.kernels.simplex) against the numpy reference, through simulate.
+"""The simplex learners' compiled block kernels (onlinelab.kernels.simplex) against the numpy path, through simulate.
 
 Hedge (ftrl, entropy), OMD (entropy, log-barrier), exp3, exp3-auer and logbarrier-bandit, on every registered
 environment on the simplex: the metrics of ``compiled=True`` and ``compiled=False`` are equal bit for bit.  Why
