@@ -14,7 +14,7 @@ So adding or removing a learner (or an environment) never changes another one's 
 replicate r's stream does not depend on how many replicates run (see docs/guide/writing-environments.md,
 "Randomness").
 
-:class:`BatchRNG` serves draws for all R replicates at once from per-replicate
+`BatchRNG` serves draws for all R replicates at once from per-replicate
 buffers that are refilled in blocks, so the Python loop over replicates runs once
 per block (default 512 draws per replicate), not once per round.  Replicate r's
 draws are its own generator's, in order, whatever R is.
@@ -75,7 +75,7 @@ def seed_sequences(root: int, role: str, name: str, replicates: int,
     replicates : int
         Number of replicates R.
     env : str or None, default None
-        The environment label, for a learner's stream (see :func:`stream_key`).
+        The environment label, for a learner's stream (see `stream_key`).
     """
     key = stream_key(role, name, env)
     return [np.random.SeedSequence(int(root), spawn_key=key + (r,)) for r in range(replicates)]
@@ -120,7 +120,7 @@ class BatchRNG:
     @classmethod
     def from_seed(cls, root: int, role: str, name: str, replicates: int, block: int = 512,
                   env: str | None = None) -> BatchRNG:
-        """The streams of ``name`` in ``role`` (facing ``env``), one per replicate (see :func:`seed_sequences`)."""
+        """The streams of ``name`` in ``role`` (facing ``env``), one per replicate (see `seed_sequences`)."""
         return cls(seed_sequences(root, role, name, replicates, env), block=block)
 
     @property
