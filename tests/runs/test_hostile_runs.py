@@ -221,3 +221,21 @@ def test_a_run_made_with_plugins_is_not_resumed_without_consent(real, tmp_path, 
     assert main(["report", str(real)]) == 0 and main(["compare", str(real), str(real), "--plot",
                                                       str(tmp_path / "c.png")]) == 0
     assert not marker.exists()
+
+
+def test_with_consent_a_run_made_with_plugins_resumes(real, tmp_path, capsys):
+    """``--plugins`` naming the recorded file (the sha256 still checked) is consent, and so is ``--trust``."""
+    plain = tmp_path / "plain.py"
+    plain.write_text("X = 1\n")  # registers nothing: the run's learners are built-ins
+    for i, argv in enumerate((lambda run: ["--plugins", str(plain), "resume", str(run), "--quiet"],
+                              lambda run: ["resume", str(run), "--quiet", "--trust"])):
+        run = tmp_path / f"run{i}"
+        shutil.copytree(real, run)
+        meta = json.loads((run / "meta.json").read_text())
+        meta.update(status="running", plugins=[{"given": "plain.py", "path": str(plain), "copy": "plugins/plain.py",
+                                                "sha256": hashlib.sha256(plain.read_bytes()).hexdigest()}])
+        (run / "meta.json").write_text(json.dumps(meta))
+        (run / "metrics.parquet").unlink()
+        code = main(argv(run))
+        assert code == 0, capsys.readouterr().err
+        assert load_run(run).meta["status"] == "complete"
