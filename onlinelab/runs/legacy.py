@@ -1,8 +1,10 @@
 """Module paths of the layout before 0.2 (flat ``onlinelab/*.py``), for reading checkpoints written then.
 
 A checkpoint names each object's class as ``"module:qualname"``; `onlinelab.runs.checkpoint` maps an old
-path through this table before it resolves it, so run directories interrupted under the old layout still resume
-(tests/runs/test_legacy_runs.py resumes the fixtures in tests/fixtures/legacy_runs/, written by that code).
+path through this table and then looks the new path up in its allowlist (`onlinelab.runs._allowlist`), so run
+directories interrupted under the old layout still resume (tests/runs/test_legacy_runs.py resumes the fixtures in
+tests/fixtures/legacy_runs/, written by that code).  A rename only rewrites a string: an old path that maps to
+something off the allowlist is refused like any other name, never imported.
 
 >>> renamed("onlinelab.rng:BatchRNG")
 'onlinelab.core.rng:BatchRNG'
