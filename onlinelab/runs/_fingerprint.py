@@ -165,8 +165,10 @@ def bind(run_dir, config: dict, checkpoint: str = "checkpoint.npz", parts: str =
             unchecked.append(part.name)
     path = run_dir / checkpoint
     if path.is_file() and not _check(read_header(path).get("fingerprint"), current, repr(str(path)), run_dir):
-        loop = load_state(path).get("loop", {})
-        found = [getattr(s, "label", None) for s in loop.get("slots", [])] if isinstance(loop, dict) else []
+        state = load_state(path)
+        loop = state.get("loop") if isinstance(state, dict) else None
+        slots = loop.get("slots") if isinstance(loop, dict) else None
+        found = [getattr(s, "label", None) for s in slots] if isinstance(slots, list) else []
         if found != labels:
             _refuse(repr(str(path)), f"learners: checkpoint {found!r}, run {labels!r}", run_dir)
         unchecked.append(checkpoint)
