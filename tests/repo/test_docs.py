@@ -7,7 +7,6 @@ the guides are executed in order, one namespace per page, so an example that sto
 """
 import pathlib
 import re
-import subprocess
 import sys
 import types
 
@@ -24,13 +23,10 @@ def python_blocks(path: pathlib.Path) -> list[str]:
     return re.findall(r"^```python\n(.*?)^```", path.read_text(encoding="utf-8"), flags=re.S | re.M)
 
 
-def test_mkdocs_build_strict(tmp_path):
-    pytest.importorskip("mkdocstrings", reason="install the docs extra: pip install -e '.[docs]'")
-    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
-                          cwd=ROOT, capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+def test_mkdocs_build_strict(built_site):
+    # built_site (tests/repo/conftest.py) is `mkdocs build --strict`, run once for the session
     for page in ("index.html", "theory/01-bandit-pca/index.html", "api/learners/index.html"):
-        assert (tmp_path / "site" / page).is_file(), page
+        assert (built_site / page).is_file(), page
 
 
 def test_every_theory_page_is_reachable_without_a_nav():

@@ -16,8 +16,6 @@ import http.server
 import pathlib
 import re
 import shutil
-import subprocess
-import sys
 import threading
 
 import pytest
@@ -30,14 +28,8 @@ MATHJAX_CDN = "https://cdn.jsdelivr.net/npm/mathjax@3/es5/"
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory) -> pathlib.Path:
-    pytest.importorskip("mkdocstrings", reason="install the docs extra: pip install -e '.[docs]'")
-    pytest.importorskip("pymdownx.arithmatex", reason="install the docs extra: pip install -e '.[docs]'")
-    out = tmp_path_factory.mktemp("site")
-    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)],
-                          cwd=ROOT, capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    return out
+def site(built_site) -> pathlib.Path:
+    return built_site   # `mkdocs build --strict`, once per session (tests/repo/conftest.py)
 
 
 def theory_html(site: pathlib.Path, stem: str) -> str:
