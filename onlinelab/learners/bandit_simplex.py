@@ -55,10 +55,16 @@ class BanditState(NamedTuple):
 
 
 _EYES: dict[int, np.ndarray] = {}
+EYE_MAX = 4096   # the most arms whose K × K identity one_hot caches (128 MB)
 
 
 def one_hot(arm: np.ndarray, K: int) -> np.ndarray:
-    """Row r is e_{arm[r]}: (R, K) (rows of a cached identity: one gather per round)."""
+    """Row r is e_{arm[r]}: (R, K) (rows of a cached identity: one gather per round; for more than
+    ``EYE_MAX`` arms the identity's K² entries would not fit, so the rows are written directly)."""
+    if K > EYE_MAX:
+        out = np.zeros((len(arm), K))
+        out[np.arange(len(arm)), arm] = 1.0
+        return out
     eye = _EYES.get(K)
     if eye is None:
         eye = _EYES.setdefault(K, np.eye(K))
