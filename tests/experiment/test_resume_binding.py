@@ -178,7 +178,7 @@ EDITS = st.sampled_from([
     ("config.run.checkpoints", ("run", "checkpoints")), ("config.delay.d", ("delay", "d"))])
 
 
-@settings(max_examples=60, deadline=None, derandomize=True)
+@settings(max_examples=60, deadline=None, derandomize=True, database=None)
 @given(edit=EDITS, old=st.integers(0, 10**6), new=st.integers(0, 10**6))
 def test_the_difference_names_the_field_that_was_edited(edit, old, new):
     name, where = edit

@@ -32,7 +32,7 @@ from onlinelab.runs.checkpoint import load_state
 from onlinelab.runs.load import load_run
 from onlinelab.runs.tomlio import read_toml
 
-SETTINGS = settings(max_examples=25, deadline=None, derandomize=True,
+SETTINGS = settings(max_examples=25, deadline=None, derandomize=True, database=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 CONFIG = """
 [run]
@@ -174,7 +174,7 @@ JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st
                         inner, max_size=4), max_leaves=20)
 
 
-@settings(max_examples=200, deadline=None, derandomize=True)
+@settings(max_examples=200, deadline=None, derandomize=True, database=None)
 @given(state=JSON)
 def test_any_state_document_loads_or_is_a_storage_error(state):
     try:
