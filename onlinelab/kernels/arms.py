@@ -28,9 +28,9 @@ def threshold_into(u, thresholds, below, out, start):
     R, n, K = u.shape
     per_round = thresholds.shape[0] > 1
     for i in range(n):
-        th = thresholds[start + i] if per_round else thresholds[0]
+        row = start + i if per_round else 0
         for r in range(R):
             for j in range(K):
-                hit = u[r, i, j] < th[j] if below else u[r, i, j] >= th[j]
+                hit = u[r, i, j] < thresholds[row, j] if below else u[r, i, j] >= thresholds[row, j]
                 out[start + i, r, j] = 1.0 if hit else 0.0
     return True

@@ -49,14 +49,14 @@ def arm_terms_into(m, p, regret, optimal, pulls):
     prod, hit = np.empty(K), np.empty(K)
     for i in range(n):
         for r in range(R):
-            mr = m[i, r if m.shape[1] > 1 else 0]
-            best = mr[0]
+            rm = r if m.shape[1] > 1 else 0           # (indices, not row slices: a slice costs a reference count)
+            best = m[i, rm, 0]
             for j in range(1, K):
-                if mr[j] < best:
-                    best = mr[j]
+                if m[i, rm, j] < best:
+                    best = m[i, rm, j]
             for j in range(K):
-                prod[j] = p[i, r, j] * mr[j]
-                hit[j] = p[i, r, j] * (1.0 if mr[j] == best else 0.0)
+                prod[j] = p[i, r, j] * m[i, rm, j]
+                hit[j] = p[i, r, j] * (1.0 if m[i, rm, j] == best else 0.0)
             regret[r] += rowops.pairwise_sum(prod, 0, K) - best
             optimal[r] += rowops.pairwise_sum(hit, 0, K)
             for j in range(K):

@@ -37,26 +37,30 @@ def ftrl_entropy_block(G, alphas, acc, has_acc, z, scale):
     """Hedge on n rounds: plays (n, R, K); ``acc`` (R, K) is updated in place to Σ_{s≤n} α_s g_s.
 
     Round i plays softmax(−η·acc) with acc the sum before round i (the start point ``z`` when nothing
-    is summed yet), then adds α_i g_i: as `FTRL.play_block`'s running sum and row-wise solve.
+    is summed yet), then adds α_i g_i: as `FTRL.play_block`'s running sum and row-wise solve.  (Rounds
+    outer and replicates inner, and every row through a scratch vector: slicing an array row inside the
+    loop costs numba a reference count each time, as much as the row's arithmetic.)
     """
     n, R, K = G.shape
     plays = np.empty((n, R, K))
     neg = -scale
     h = np.empty(K)
-    for r in range(R):
-        started = has_acc
-        for i in range(n):
+    for i in range(n):
+        started = has_acc or i > 0
+        a = alphas[i]
+        for r in range(R):
             if started:
                 for j in range(K):
                     h[j] = neg * acc[r, j]
-                rowops.softmax_into(h, plays[i, r])
+                rowops.softmax_into(h, h)
+                for j in range(K):
+                    plays[i, r, j] = h[j]
             else:
-                plays[i, r] = z[r]
-            a = alphas[i]
+                for j in range(K):
+                    plays[i, r, j] = z[r, j]
             for j in range(K):
                 g = G[i, r, j] if a == 1.0 else a * G[i, r, j]
                 acc[r, j] = acc[r, j] + g if started else g
-            started = True
     return plays
 
 
@@ -65,15 +69,17 @@ def omd_block(G, alphas, z, scale, mirror):
     """Greedy OMD on n rounds: plays (n, R, K); ``z`` (R, K) ends as the next iterate (updated in place)."""
     n, R, K = G.shape
     plays = np.empty((n, R, K))
-    g, scratch, work, nxt = np.empty(K), np.empty(K), np.empty(K), np.empty(K)
-    for r in range(R):
-        for i in range(n):
-            plays[i, r] = z[r]
-            a = alphas[i]
+    zr, g, scratch, work, nxt = np.empty(K), np.empty(K), np.empty(K), np.empty(K), np.empty(K)
+    for i in range(n):
+        a = alphas[i]
+        for r in range(R):
             for j in range(K):
+                zr[j] = z[r, j]
+                plays[i, r, j] = zr[j]
                 g[j] = G[i, r, j] if a == 1.0 else a * G[i, r, j]
-            rowops.omd_step_into(mirror, z[r], g, scale, scratch, work, nxt)
-            z[r] = nxt
+            rowops.omd_step_into(mirror, zr, g, scale, scratch, work, nxt)
+            for j in range(K):
+                z[r, j] = nxt[j]
     return plays
 
 
@@ -91,23 +97,25 @@ def bandit_block(losses, uniforms, alphas, acc, has_acc, z, scale, gamma, shift,
     plays = np.empty((n, R, K))
     realized = np.empty((n, R))
     arms = np.empty((n, R), dtype=np.int64)
-    q, est, g = np.empty(K), np.empty(K), np.empty(K)
+    q, p, est, g = np.empty(K), np.empty(K), np.empty(K), np.empty(K)
     scratch, work, nxt = np.empty(K), np.empty(K), np.empty(K)
     neg = -scale
     keep = 1.0 - gamma
     add = gamma / K
-    for r in range(R):
-        started = has_acc
-        for i in range(n):
+    for i in range(n):
+        started = has_acc or i > 0
+        a = alphas[i]
+        for r in range(R):
             if mirror < 0 and started:
                 for j in range(K):
-                    work[j] = neg * acc[r, j]
-                rowops.softmax_into(work, q)
+                    q[j] = neg * acc[r, j]
+                rowops.softmax_into(q, q)
             else:
-                q[:] = z[r]
-            p = plays[i, r]
+                for j in range(K):
+                    q[j] = z[r, j]
             for j in range(K):
                 p[j] = q[j] if gamma == 0 else q[j] * keep + add
+                plays[i, r, j] = p[j]
             arm = rowops.categorical(p, uniforms[i, r])
             arms[i, r] = arm
             value = losses[i, r, arm]
@@ -116,16 +124,17 @@ def bandit_block(losses, uniforms, alphas, acc, has_acc, z, scale, gamma, shift,
             for j in range(K):
                 est[j] = 0.0 * ratio                 # ± 0, as one_hot · ratio gives
             est[arm] = ratio
-            a = alphas[i]
             for j in range(K):
                 g[j] = est[j] if a == 1.0 else a * est[j]
             if mirror < 0:                           # FTRL: the running sum; the inner play is its point
                 for j in range(K):
                     acc[r, j] = acc[r, j] + g[j] if started else g[j]
-                z[r] = q
+                    z[r, j] = q[j]
             else:
-                rowops.omd_step_into(mirror, z[r], g, scale, scratch, work, nxt)
-                z[r] = nxt
-            started = True
-        prev[r] = est
+                rowops.omd_step_into(mirror, q, g, scale, scratch, work, nxt)
+                for j in range(K):
+                    z[r, j] = nxt[j]
+            if i == n - 1:
+                for j in range(K):
+                    prev[r, j] = est[j]
     return plays, realized, arms
