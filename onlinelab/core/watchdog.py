@@ -123,5 +123,5 @@ def _on_alarm(signum, frame):
         raise SimulationError(f"the {what} did not return within callback_timeout = {limit:g} s in round {t}; it "
                               "may loop forever or wait on something that never comes: fix it, or raise "
                               "callback_timeout if it is merely slow")
-    _log.warning("waiting on the %s in round %d: %.0f s so far (callback_timeout = %g s)", what, t, waited, limit)
+    _log.warning("waiting on the %s in round %d: %.3g s so far (callback_timeout = %g s)", what, t, waited, limit)
     signal.setitimer(signal.ITIMER_REAL, min(left, NOTICE_S))
