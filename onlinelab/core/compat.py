@@ -186,10 +186,10 @@ def check_declarations(env, env_label: str) -> None:
 
 
 def _declares_none(env) -> bool:
-    """Whether ``env`` declares no domain: it inherits the base class's default, or sets ``domain = None``."""
-    from onlinelab.core.base import Environment
-    return getattr(env, "domain", None) is None or ("domain" not in vars(env) and not any(
-        "domain" in vars(c) for c in type(env).__mro__ if c is not Environment))
+    """Whether ``env`` declares no domain: it sets ``domain = None``, or only the base class (the last class of its
+    MRO that names one; no import of `onlinelab.core.base`, which imports this module) gives it its default."""
+    owners = [c for c in type(env).__mro__ if "domain" in vars(c)]
+    return getattr(env, "domain", None) is None or ("domain" not in vars(env) and len(owners) <= 1)
 
 
 def check_declared_domain(env, loss, declared, where: str) -> None:

@@ -45,10 +45,8 @@ def sup_norm(domain) -> float:
 
 
 def vector_domain(owner: str, domain, n: int) -> Domain:
-    """``domain`` if it is a vector domain object of dimension ``n``, else a DomainError that names what to pass.
-
-    A loss needs the set itself (its comparator minimises over it); the spec string is what an environment
-    declares (``domain = "simplex"``) and what `onlinelab.geometry.specs.make_domain` turns into the object.
+    """``domain`` if it is a vector domain object of dimension ``n`` (the loss's comparator minimises over it),
+    else a DomainError that names what to pass: `onlinelab.geometry.specs.make_domain` of the declared spec.
 
     Parameters
     ----------
@@ -59,19 +57,16 @@ def vector_domain(owner: str, domain, n: int) -> Domain:
     n : int
         The loss's dimension (its number of columns).
 
-    >>> vector_domain("LinearLoss", "simplex", 3)
-    Traceback (most recent call last):
-    ...
-    onlinelab.errors.DomainError: LinearLoss needs a domain object, not the string 'simplex': ...
+    >>> from onlinelab.geometry.specs import make_domain
+    >>> vector_domain("LinearLoss", make_domain("ball:2", 3), 3)
+    Ball('ball:2', n=3)
     """
     if isinstance(domain, str):
         raise DomainError(f"{owner} needs a domain object, not the string {domain!r}: pass make_domain({domain!r}, "
-                          f"{n}) (from onlinelab.geometry.specs import make_domain), built once in reset, e.g. "
-                          f"self.dom = make_domain(self.domain, self.d); the string is what the environment declares")
+                          f"{n}) (onlinelab.geometry.specs), built once in reset: make_domain(self.domain, self.d)")
     if not isinstance(domain, Domain):
-        raise DomainError(f"{owner} needs a vector domain object (onlinelab.geometry.domains: Simplex, Ball, Box, "
-                          f"Euclidean; or make_domain('simplex', {n})), got {domain!r}; a spectral domain takes "
-                          "matrix losses (onlinelab.DenseLoss, onlinelab.FactoredLoss)")
+        raise DomainError(f"{owner} needs a vector domain object (Simplex, Ball, Box, Euclidean; make_domain("
+                          f"'simplex', {n})), got {domain!r}; a spectral set takes matrix losses (DenseLoss, ...)")
     if domain.n != n:
         raise DomainError(f"{owner} has {n} coordinates per replicate but its domain {domain!r} has dimension "
                           f"{domain.n}; build the domain with the loss's dimension, make_domain(spec, {n})")
