@@ -84,6 +84,7 @@ def _grid(method: str, est, base: dict, overrides: dict) -> list[dict]:
     return [dict(zip(names, combo, strict=True)) for combo in itertools.product(*(_as_list(k, keys[k]) for k in names))]
 
 
+DIGITS_POINTS = 1797   # scikit-learn's bundled digits
 #: Dense m × m arrays a fit keeps at once (distances, weights or kernel, eigenvectors, a copy), for the memory check
 DENSE_COPIES = 4
 
@@ -111,7 +112,9 @@ def check_size(dataset: str, m, fits: int, *, field: str = "m", draws_field: str
     onlinelab.errors.ConfigError: manifold.m = 10000000 gives arrays of 10000000 × 10000000 entries, ...
     """
     from onlinelab.core.sizes import FLOPS_PER_S, Estimate, check_array, check_estimate
-    points = (2000 if dataset == "helix" else 1797) if m is None else v.integer(field, m, minimum=2)
+    points = (2000 if dataset == "helix" else DIGITS_POINTS) if m is None else v.integer(field, m, minimum=2)
+    if dataset == "digits" and points > DIGITS_POINTS:
+        raise ConfigError(f"digits has {DIGITS_POINTS} points, asked for {field} = {m}; use {field} <= {DIGITS_POINTS}")
     check_array(f"{field} = {points}", (points, points), copies=DENSE_COPIES, fix=f"lower {field}")
     seconds = fits * 15.0 * float(points) ** 3 / FLOPS_PER_S
     check_estimate(Estimate(DENSE_COPIES * 8.0 * points ** 2, seconds),

@@ -143,6 +143,10 @@ def parse_embedding(data: dict, *, seed=None, rounds=None, replicates=None) -> d
         check_pairs(v.integer("embedding.points", table["points"], minimum=2),
                     v.integer("embedding.d", table["d"], minimum=2), T, field="embedding.points",
                     rounds_field="run.rounds")
+    if source == "file":     # read now: a missing file or too many pairs is refused before a directory is claimed
+        points = load_points(table, seed)
+        check_pairs(points.shape[0], points.shape[1] if points.ndim == 2 else 1, T,
+                    field="the points of embedding.file", rounds_field="run.rounds")
     if source == "file" and isinstance(table["file"], str) and pathlib.Path(table["file"]).is_file():
         table["file"] = str(pathlib.Path(table["file"]).resolve())
     return {"run": {**run, "seed": seed, "rounds": T, "replicates": 1}, "embedding": table}
