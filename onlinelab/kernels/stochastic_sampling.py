@@ -9,7 +9,7 @@ As in `onlinelab.kernels.stochastic`: ``N``, ``S`` are updated in place, ``plays
 * `thompson_bernoulli_block` — per round, 2K Gamma variates by Marsaglia and Tsang from the round's
   own pairs ``z[r, i, j]``, ``u[r, i, j]`` (j < 2K) and, for the rejected ones in order, the pool's pairs
   (j ≥ 2K; the variate is d = shape − 1/3 if the pool runs out); Beta draws G_a/(G_a + G_b); then the
-  Bernoulli trial 1{``trial[r, i]`` < reward}.
+  Bernoulli trial 1{``trial[r, i]`` < reward}; with γ < 1 the statistics are discounted first (``d-thompson``).
 * Gaussian Thompson sampling's draw μ̂ + (σ/√N)·z is an index: `onlinelab.kernels.stochastic.index_block`, code 5.
 * `epsilon_greedy_block` — p = ε/K + (1 − ε)·e_greedy, ε = min(1, cK/(d²t)); the arm is the first i whose
   running sum of p exceeds u·Σp (`onlinelab.core.rng.categorical_from`).
@@ -33,8 +33,9 @@ from onlinelab.kernels.jit import kernel
 
 
 @kernel
-def thompson_bernoulli_block(N, S, z, u, trial, losses, plays, realized):
-    """n rounds of Beta–Bernoulli Thompson sampling: ``z``, ``u`` (R, n, 2K + P), ``trial`` (R, n)."""
+def thompson_bernoulli_block(N, S, z, u, trial, losses, plays, realized, gamma):
+    """n rounds of Beta–Bernoulli Thompson sampling: ``z``, ``u`` (R, n, 2K + P), ``trial`` (R, n); with ``gamma``
+    < 1, discounted Thompson sampling (every arm's N, S times γ before the round's reward is added)."""
     n, R, K = losses.shape
     width = z.shape[2]
     g, theta = np.empty(2 * K), np.empty(K)
@@ -65,8 +66,13 @@ def thompson_bernoulli_block(N, S, z, u, trial, losses, plays, realized):
             arm = np.argmax(theta)
             ell = losses[i, r, arm]
             realized[i, r], plays[i, r, arm] = ell, 1.0
+            success = 1.0 if trial[r, i] < 1.0 - ell else 0.0       # the Bernoulli trial
+            if gamma != 1.0:
+                for k in range(K):
+                    N[r, k] *= gamma
+                    S[r, k] *= gamma
             N[r, arm] += 1.0
-            S[r, arm] += 1.0 if trial[r, i] < 1.0 - ell else 0.0     # the Bernoulli trial
+            S[r, arm] += success
     return True
 
 

@@ -27,10 +27,20 @@ from __future__ import annotations
 import numpy as np
 
 from onlinelab.bounds.bandits import asymptotic_rate
+from onlinelab.core import validation as v
 from onlinelab.core.registry import register_learner
+from onlinelab.errors import ConfigError
 from onlinelab.kernels.stochastic_sampling import thompson_bernoulli_block
+from onlinelab.learners.changing_bandits import DiscountState
 from onlinelab.learners.index_bandits import check_family, index_compiled
-from onlinelab.learners.stochastic_base import StochasticBandit, add_reward, play_compiled, safe_counts, unplayed_first
+from onlinelab.learners.stochastic_base import (
+    StochasticBandit,
+    add_reward,
+    fresh_stats,
+    play_compiled,
+    safe_counts,
+    unplayed_first,
+)
 from onlinelab.learners.stochastic_draws import pool_size, pooled_gamma
 
 
@@ -91,7 +101,56 @@ class ThompsonSampling(StochasticBandit):
         if self.family == "gaussian":
             return index_compiled(5, state, losses, np.zeros((1, 1)), a=self.sigma, rng=rng)
         width = 2 * K + pool_size(2 * K)
+        gamma = float(getattr(state, "gamma", 1.0))
         return play_compiled(thompson_bernoulli_block, state, losses, rng,
                              [("normal", width), ("random", width), ("random", 1)],
                              lambda draws, plays, realized: (state.N, state.S, draws[0], draws[1], draws[2][:, :, 0],
-                                                             losses, plays, realized))
+                                                             losses, plays, realized, gamma))
+
+
+@register_learner("d-thompson")
+class DiscountedThompson(ThompsonSampling):
+    """Discounted Thompson sampling for changing Bernoulli arms (Raj and Kalyani 2017): Beta(1 + S_γ, 1 + F_γ).
+
+    Every round all arms' success and failure counts are multiplied by γ before the new reward's Bernoulli
+    trial is added to the pulled arm's, so a reward observed s rounds ago weighs γ^s and the posterior
+    forgets a change of the best arm.  The draws are Thompson sampling's (shapes ≥ 1, so the same
+    Marsaglia–Tsang variates); γ = 1 is Thompson sampling.  No regret bound is drawn for it.
+
+    Parameters
+    ----------
+    discount : float
+        γ in (0, 1]; rewards older than about 1/(1 − γ) rounds count little.  The default 0.99 is a choice,
+        not a tuning from theory.
+
+    Examples
+    --------
+    >>> import onlinelab as ol
+    >>> ol.simulate("piecewise-arms", [DiscountedThompson(discount=0.95)], T=200, replicates=2, seed=0).learners
+    ['d-thompson(discount=0.95)']
+    """
+
+    reference_environment = "piecewise-arms"
+
+    def __init__(self, discount: float = 0.99):
+        discount = v.real("discount", discount)
+        if not 0.0 < discount <= 1.0:
+            raise ConfigError(f"discount must lie in (0, 1] (the weight γ of a reward one round older), got "
+                              f"{discount!r}; e.g. discount = 0.99")
+        self.discount = discount
+        self.family, self.sigma = "bernoulli", 1.0
+
+    def instance_bounds(self, instance, ctx) -> list:
+        return []
+
+    def _fresh(self, ctx, R, K):
+        return DiscountState(*fresh_stats(R, K), self.discount)
+
+    _compiled_block = ThompsonSampling._compiled_block      # its kernel discounts (this class's own entry)
+
+    def _observe(self, state, arm, x, rng):
+        x = (rng.random() < x).astype(float)         # the Bernoulli trial, as Thompson sampling draws it
+        if state.gamma != 1.0:
+            state.N[...] *= state.gamma
+            state.S[...] *= state.gamma
+        return add_reward(state, arm, x)

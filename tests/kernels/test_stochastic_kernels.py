@@ -23,6 +23,7 @@ POLICIES = [("ucb1", {}, KS.index_block), ("moss", {}, KS.index_block), ("kl-ucb
                                                      KS.klucb_block),
             ("kl-ucb", {"family": "gaussian", "sigma": 0.5}, KS.index_block),
             ("thompson", {}, KT.thompson_bernoulli_block),
+            ("d-thompson", {"discount": 0.95}, KT.thompson_bernoulli_block),
             ("thompson", {"family": "gaussian", "sigma": 0.5}, KS.index_block),
             ("epsilon-greedy", {"c": 0.05}, KT.epsilon_greedy_block), ("sw-ucb", {"window": 37}, KS.index_block),
             ("d-ucb", {"discount": 0.97}, KS.index_block)]
@@ -83,7 +84,7 @@ def test_a_subclass_plays_the_numpy_reference(monkeypatch):
     np.testing.assert_array_equal(without_runtime(mine).value.to_numpy(), without_runtime(theirs).value.to_numpy())
 
 
-@pytest.mark.parametrize("name, kw, kern", [POLICIES[6], POLICIES[7], POLICIES[8]], ids=IDS[6:9])
+@pytest.mark.parametrize("name, kw, kern", POLICIES[6:10], ids=IDS[6:10])
 def test_a_kernel_that_fails_to_compile_leaves_the_streams_untouched(name, kw, kern, monkeypatch):
     """A first call that cannot compile returns None after the block's numbers were taken: they are put back,
     so the numpy path that then runs draws them again and the run equals the numpy run."""

@@ -15,7 +15,7 @@ from onlinelab.learners.changing_bandits import DiscountedUCB, SlidingWindowUCB
 from onlinelab.learners.exp3_ix import Exp3IX
 from onlinelab.learners.greedy import EpsilonGreedy
 from onlinelab.learners.index_bandits import KLUCB, MOSS, UCB1
-from onlinelab.learners.thompson import ThompsonSampling
+from onlinelab.learners.thompson import DiscountedThompson, ThompsonSampling
 
 T, R, SEED = 240, 3, 4
 CLASSIC = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9]
@@ -265,7 +265,7 @@ def test_discounted_ucb_equals_a_plain_loop():
 
 
 POLICIES = [UCB1(), MOSS(), KLUCB(), KLUCB(c=3.0), ThompsonSampling(), EpsilonGreedy(), Exp3IX(),
-            SlidingWindowUCB(window=50), DiscountedUCB(discount=0.98)]
+            SlidingWindowUCB(window=50), DiscountedUCB(discount=0.98), DiscountedThompson(discount=0.95)]
 
 
 @pytest.mark.parametrize("learner", POLICIES, ids=label_of)
