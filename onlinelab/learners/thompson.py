@@ -6,15 +6,17 @@ Each round draws one mean per arm from its posterior and plays the arm of the la
   S_i successes and F_i failures.  A reward x ∈ [0, 1] counts as a success with probability x (a
   Bernoulli trial with a uniform of the learner's stream, the trick of Agrawal and Goyal 2012; a
   0/1 reward is its own trial).  The draw is G_a/(G_a + G_b) for independent Gamma(1 + S_i) and
-  Gamma(1 + F_i) variates, each drawn by Marsaglia and Tsang's exact rejection method
-  (`standard_gamma`) from one normal and one uniform of the replicate's own stream, vectorised
-  over replicates and arms; the rare rejected draw is redrawn from that replicate's generator alone.
+  Gamma(1 + F_i) variates by Marsaglia and Tsang's rejection method, each round taking a fixed budget
+  of 2K + P normals and uniforms of the replicate's own stream: every variate's own pair, then a
+  shared pool for the rejected ones (`onlinelab.learners.stochastic_draws.pooled_gamma`), so a
+  compiled block (`onlinelab.kernels.stochastic_sampling`) can be handed the same numbers.
+* ``d-thompson`` (`DiscountedThompson`) — the same draws on counts discounted by γ each round.
 * ``family="gaussian"`` — rewards N(μ_i, σ²) with σ known, a flat prior: the posterior of μ_i is
   N(μ̂_i, σ²/N_i); each arm is pulled once first.
 
-A replicate's draws depend on its own data only (the Gaussian family and the first try of every Gamma
-variate take the same numbers each round), so they never depend on another replicate's, and a block
-played whole draws exactly what round by round draws.  The play's ``mixed`` is the one-hot vector
+Every round takes the same numbers from the replicate's own stream, so a replicate's draws never depend on
+another replicate's, and a block played whole (by the kernel or the numpy loop) draws exactly what round by
+round draws.  The play's ``mixed`` is the one-hot vector
 of the played arm (the probability that each arm's draw is largest has no closed form).
 
 >>> import onlinelab as ol
