@@ -20,9 +20,10 @@ batched, each oblivious block of rounds played whole by the policy's compiled ke
   line prints the sum over every kernel of the second process too).
 * with SMPyBandits installed (``pip install -e ".[bandit-peers]"``): its ``UCB``, ``klUCB`` and ``Thompson`` on
   the same arms, one replicate after the other through ``choice``/``getReward`` (its own loop, no
-  Evaluator), ``speedup over SMPyBandits`` (targets: ≥ 50, issue 21; ≥ 300, issue 23; ``simulate`` is timed
-  again after the peer and the slower of its two times counts, since the machine's load may change) beside the
-  compiled floor's own speedup, and both regrets with their intervals, which should agree.  The pairs are the
+  Evaluator), ``speedup over SMPyBandits`` (targets: ≥ 50, issue 21; ≥ 300, issue 23): its mean time per
+  replicate times R over ``simulate``'s mean time, the two timed in turns (one SMPyBandits replicate, then one
+  ``simulate`` run of all R) so that both see the same load; beside it the compiled floor's own speedup; and
+  both regrets with their intervals, which should agree.  The pairs are the
   same algorithms: UCB1's index is SMPyBandits' ``UCB``; ``kl-ucb`` with its default exploration ln n is
   ``klUCB`` (c = 1, its bisection to 1e-4 against our 1e-10); ``thompson`` with Beta(1, 1) priors is
   ``Thompson``.  SMPyBandits 0.9.7 imports ``numba.decorators``, which current numba lacks, so it runs its
@@ -174,13 +175,14 @@ def _import_smpybandits():
     return Policies, Bernoulli
 
 
-def run_smpybandits(name: str, T: int, R: int):
+def run_smpybandits(name: str, T: int, replicates):
+    """(seconds per replicate, final pseudo-regret) of SMPyBandits' policy for each replicate seed given."""
     Policies, Bernoulli = _import_smpybandits()
     policy_class = getattr(Policies, PEERS[name])
     best = MEANS.max()
-    regrets = np.zeros(R)
-    t0 = time.perf_counter()
-    for r in range(R):
+    seconds, regrets = [], []
+    for r in replicates:
+        t0 = time.perf_counter()
         np.random.seed(r)                                      # SMPyBandits draws from the global RNG
         arms = [Bernoulli(m) for m in MEANS]
         policy = policy_class(len(MEANS))
@@ -190,8 +192,9 @@ def run_smpybandits(name: str, T: int, R: int):
             arm = policy.choice()
             policy.getReward(arm, arms[arm].draw())
             regret += best - MEANS[arm]
-        regrets[r] = regret
-    return time.perf_counter() - t0, regrets
+        seconds.append(time.perf_counter() - t0)
+        regrets.append(regret)
+    return np.array(seconds), np.array(regrets)
 
 
 def main(argv=None):
@@ -228,16 +231,20 @@ def main(argv=None):
               f"the floor; the rest (simulator, environment blocks, recorder) {sim_s - inside:.3f} s")
         if not peers:
             continue
-        run_smpybandits(name, 50, 1)                           # warm-up, not timed
-        peer_s, peer_regret = run_smpybandits(name, T, R_peer)
-        peer_s *= R / R_peer                                   # per R replicates, as simulate ran
-        again_s = run_simulate(name, T, R)[0]                  # the load may have changed: the slower of the two
-        sim_s = max(sim_s, again_s)
+        run_smpybandits(name, 50, [0])                         # warm-up, not timed
+        peer_s, peer_regret, sim_again = [], [], []
+        for r in range(R_peer):                                # in turns, so both see the same load
+            seconds, regret = run_smpybandits(name, T, [r])
+            peer_s.append(seconds[0])
+            peer_regret.append(regret[0])
+            sim_again.append(run_simulate(name, T, R)[0])
+        peer_R = float(np.mean(peer_s)) * R                    # per R replicates, as simulate runs them
+        sim_turns = float(np.mean(sim_again))
         m2, h2 = ci(peer_regret)
-        print(f"{name}: SMPyBandits {PEERS[name]} {peer_s:.3f} s for {R} replicates ({R_peer} run), final "
-              f"pseudo-regret {m2:.1f} ± {h2:.1f} (95% CI)")
-        print(f"{name}: speedup over SMPyBandits: {peer_s / sim_s:.1f} (simulate timed again after it: "
-              f"{again_s:.3f} s; the slower time counts); the compiled floor's: {peer_s / floor_s:.1f}")
+        print(f"{name}: SMPyBandits {PEERS[name]} {peer_R:.3f} s for {R} replicates ({R_peer} run, each followed by "
+              f"a simulate run: mean {sim_turns:.3f} s), final pseudo-regret {m2:.1f} ± {h2:.1f} (95% CI)")
+        print(f"{name}: speedup over SMPyBandits: {peer_R / sim_turns:.1f}; the compiled floor's (timed apart): "
+              f"{peer_R / floor_s:.1f}")
         agree = abs(m - m2) <= h + h2
         print(f"{name}: final regrets agree (|Δ| ≤ h₁ + h₂): {agree}")
 
