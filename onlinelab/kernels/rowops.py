@@ -11,6 +11,7 @@ x86-64 machines measured; `tests/kernels/test_rowops.py` checks it on the machin
 * `softmax_into` — `onlinelab.geometry.linalg.softmax` (max shift, exp, divide by the pairwise sum);
 * `categorical` — `onlinelab.core.rng.categorical_from` (a sequential running sum against u·total);
 * `omd_step_into` — `onlinelab.geometry.mirror.mirror_step` with the entropy or the log-barrier;
+* `bandit_draw_into` — one round of the bandit wrappers once the inner play is known;
 * `logbarrier_solve_into` — `onlinelab.geometry.linalg.normalised_inverse`, the log-barrier step on
   the simplex (theory §3.2, docs/theory/03-oco-fenchel.md): the same Newton iteration on the shift, its
   denominator Σ 1/(c + s)² summed in ``np.einsum``'s order (`einsum_square_sum`).
@@ -187,7 +188,12 @@ def logbarrier_solve_into(a, out, work):
             amin = a[j]
     for j in range(d):
         out[j] = a[j] - amin                        # c ≥ 0 with min 0
-    work[:] = np.sort(out)
+    for k in range(d):                              # work = sorted c: insertion sort (np.sort's compiled quicksort
+        x, m = out[k], k                            # costs numba seconds of compile; the sorted row is the same)
+        while m > 0 and work[m - 1] > x:
+            work[m] = work[m - 1]
+            m -= 1
+        work[m] = x
     lo, run = -np.inf, 0.0
     for k in range(d):                              # s* ≥ max_k (k − mean of the k smallest c)
         run += work[k]
@@ -243,8 +249,28 @@ def omd_step_into(mirror, z, g, step, a, work, out):
         logbarrier_solve_into(a, out, work)
 
 
+def bandit_draw_into(q, p, est, losses, uniforms, i, r, gamma, shift):
+    """One bandit round after the inner play q: p = (1 − γ) q + γ/K, the arm from ``uniforms[i, r]``, its loss
+    ℓ = ``losses[i, r, arm]`` and the estimate ((ℓ + shift)/p(arm))·e_arm into ``est``; returns (arm, ℓ).
+
+    As `onlinelab.learners.bandit_simplex.BanditSimplex.play_block` computes them: ``np.multiply(q, 1 − γ)``
+    then ``+= γ/K``; `categorical`; ``one_hot · ratio``, whose zeros carry the ratio's sign.
+    """
+    K = q.shape[0]
+    keep, add = 1.0 - gamma, gamma / K
+    for j in range(K):
+        p[j] = q[j] if gamma == 0 else q[j] * keep + add
+    arm = categorical(p, uniforms[i, r])
+    value = losses[i, r, arm]
+    ratio = (value + shift) / p[arm] if shift != 0 else value / p[arm]
+    for j in range(K):
+        est[j] = 0.0 * ratio
+    est[arm] = ratio
+    return arm, value
+
+
 _HELPERS = ("block_sum", "pairwise_sum", "einsum_square_sum", "softmax_into", "categorical", "logbarrier_solve_into",
-            "omd_step_into")
+            "omd_step_into", "bandit_draw_into")
 _BOUND: list[bool] = []
 
 

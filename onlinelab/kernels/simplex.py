@@ -7,9 +7,11 @@ and docs/theory/08-bandits-delays.md):
 * `ftrl_entropy_block` — Hedge, entropic FTRL on linear losses (`onlinelab.learners.mirror_descent.FTRL`):
   the running sum of α_t g_t and one softmax per round;
 * `omd_block` — greedy OMD with the entropy or the log-barrier (`onlinelab.learners.mirror_descent.OMD`);
-* `bandit_block` — the wrappers of `onlinelab.learners.bandit_simplex`: ``exp3`` and ``exp3-auer``
-  (entropic FTRL inside) and ``logbarrier-bandit`` (log-barrier OMD inside); the arm of round i is drawn
-  from the uniform the numpy path would use, ``uniforms[i, r]``, so the two paths draw the same arms.
+* `exp3_block` and `logbarrier_bandit_block` — the wrappers of `onlinelab.learners.bandit_simplex`:
+  ``exp3`` and ``exp3-auer`` (entropic FTRL inside), ``logbarrier-bandit`` (log-barrier OMD inside); the
+  arm of round i is drawn from the uniform the numpy path would use, ``uniforms[i, r]``, so the two paths
+  draw the same arms.  (Two kernels, not one: a kernel compiles every branch it holds, and Exp3 need not
+  wait for the log-barrier's solver.)
 
 The learners call them through `run` (`onlinelab.kernels.rowops.call`), which binds the shared row helpers
 and returns None when numba cannot compile — the learner then runs its numpy path.
@@ -84,57 +86,60 @@ def omd_block(G, alphas, z, scale, mirror):
 
 
 @kernel
-def bandit_block(losses, uniforms, alphas, acc, has_acc, z, scale, gamma, shift, mirror, prev):
-    """Exp3 / Exp3-Auer (``mirror`` = −1: entropic FTRL inside) or the log-barrier bandit (``mirror`` = 1: OMD).
+def exp3_block(losses, uniforms, alphas, acc, has_acc, z, scale, gamma, shift, prev):
+    """Exp3 (``shift`` 0) and Exp3-Auer (``shift`` −1, γ > 0): entropic FTRL on importance-weighted estimates.
 
-    Round i: the inner play q (FTRL: softmax(−η·acc), or the start ``z`` before any sum; OMD: ``z``);
-    p = (1 − γ) q + γ/K when γ > 0; the arm from ``uniforms[i, r]``; the estimate
-    ((ℓ(arm) + shift)/p(arm))·e_arm (shift −1 for Exp3-Auer's rewards); the inner update.  Returns
-    ``(plays (n, R, K), realized (n, R), arms (n, R))``; ``acc``, ``z`` (the inner point) and ``prev``
-    (the last estimate) are updated in place.
+    Round i: the inner play q = softmax(−η·acc) (the start ``z`` before any sum); p = (1 − γ) q + γ/K when
+    γ > 0; the arm from ``uniforms[i, r]``; the estimate ((ℓ(arm) + shift)/p(arm))·e_arm
+    (`onlinelab.kernels.rowops.bandit_draw_into`); acc += α_i·estimate.  Returns ``(plays (n, R, K),
+    realized (n, R))``; ``acc``, ``z`` (the inner play) and ``prev`` (the last estimate) are updated in place.
     """
     n, R, K = losses.shape
-    plays = np.empty((n, R, K))
-    realized = np.empty((n, R))
-    arms = np.empty((n, R), dtype=np.int64)
-    q, p, est, g = np.empty(K), np.empty(K), np.empty(K), np.empty(K)
-    scratch, work, nxt = np.empty(K), np.empty(K), np.empty(K)
+    plays, realized = np.empty((n, R, K)), np.empty((n, R))
+    q, p, est = np.empty(K), np.empty(K), np.empty(K)
     neg = -scale
-    keep = 1.0 - gamma
-    add = gamma / K
     for i in range(n):
         started = has_acc or i > 0
         a = alphas[i]
         for r in range(R):
-            if mirror < 0 and started:
+            if started:
                 for j in range(K):
                     q[j] = neg * acc[r, j]
                 rowops.softmax_into(q, q)
             else:
                 for j in range(K):
                     q[j] = z[r, j]
+            arm, realized[i, r] = rowops.bandit_draw_into(q, p, est, losses, uniforms, i, r, gamma, shift)
             for j in range(K):
-                p[j] = q[j] if gamma == 0 else q[j] * keep + add
                 plays[i, r, j] = p[j]
-            arm = rowops.categorical(p, uniforms[i, r])
-            arms[i, r] = arm
-            value = losses[i, r, arm]
-            realized[i, r] = value
-            ratio = (value + shift) / p[arm] if shift != 0 else value / p[arm]
-            for j in range(K):
-                est[j] = 0.0 * ratio                 # ± 0, as one_hot · ratio gives
-            est[arm] = ratio
-            for j in range(K):
-                g[j] = est[j] if a == 1.0 else a * est[j]
-            if mirror < 0:                           # FTRL: the running sum; the inner play is its point
-                for j in range(K):
-                    acc[r, j] = acc[r, j] + g[j] if started else g[j]
-                    z[r, j] = q[j]
-            else:
-                rowops.omd_step_into(mirror, q, g, scale, scratch, work, nxt)
-                for j in range(K):
-                    z[r, j] = nxt[j]
-            if i == n - 1:
-                for j in range(K):
+                g = est[j] if a == 1.0 else a * est[j]
+                acc[r, j] = acc[r, j] + g if started else g
+                z[r, j] = q[j]
+                if i == n - 1:
                     prev[r, j] = est[j]
-    return plays, realized, arms
+    return plays, realized
+
+
+@kernel
+def logbarrier_bandit_block(losses, uniforms, alphas, z, scale, gamma, prev):
+    """The log-barrier bandit: greedy log-barrier OMD on importance-weighted estimates (rounds as `exp3_block`,
+    the inner play being the iterate ``z``, updated in place by `onlinelab.kernels.rowops.omd_step_into`)."""
+    n, R, K = losses.shape
+    plays, realized = np.empty((n, R, K)), np.empty((n, R))
+    q, p, est, g = np.empty(K), np.empty(K), np.empty(K), np.empty(K)
+    scratch, work, nxt = np.empty(K), np.empty(K), np.empty(K)
+    for i in range(n):
+        a = alphas[i]
+        for r in range(R):
+            for j in range(K):
+                q[j] = z[r, j]
+            arm, realized[i, r] = rowops.bandit_draw_into(q, p, est, losses, uniforms, i, r, gamma, 0.0)
+            for j in range(K):
+                plays[i, r, j] = p[j]
+                g[j] = est[j] if a == 1.0 else a * est[j]
+            rowops.omd_step_into(1, q, g, scale, scratch, work, nxt)
+            for j in range(K):
+                z[r, j] = nxt[j]
+                if i == n - 1:
+                    prev[r, j] = est[j]
+    return plays, realized

@@ -174,20 +174,23 @@ class BanditSimplex(Learner):
         return BanditState(inner, K, gamma), plays.reshape(n * R, K), realized
 
     def _kernel_block(self, state: BanditState, losses, uniforms):
-        """`play_block` through `onlinelab.kernels.simplex.bandit_block` (the inner FTRL's entropy or OMD's
-        log-barrier); None when numba cannot compile here."""
+        """`play_block` through `onlinelab.kernels.simplex.exp3_block` (the inner FTRL's entropy) or
+        `logbarrier_bandit_block` (OMD's log-barrier); None when numba cannot compile here."""
         n, R, K = losses.shape
         base, inner = self._base, state.inner
         ftrl = type(base) is FTRL
         acc = np.zeros((R, K)) if inner.acc is None else np.array(inner.acc, dtype=float)
-        z, prev = np.array(inner.z, dtype=float), np.empty((R, K))
-        shift = -1.0 if type(self) is Exp3Auer else 0.0           # Exp3-Auer feeds (ℓ − 1)·1{arm}/p
-        out = simplex_kernels.run(simplex_kernels.bandit_block, losses, uniforms, base.alphas(inner.t, n), acc,
-                                  inner.acc is not None, z, float(inner.scale), float(state.gamma), shift,
-                                  -1 if ftrl else base.kernel_mirror(inner), prev)
+        z, prev, alphas = np.array(inner.z, dtype=float), np.empty((R, K)), base.alphas(inner.t, n)
+        if ftrl:
+            shift = -1.0 if type(self) is Exp3Auer else 0.0      # Exp3-Auer feeds (ℓ − 1)·1{arm}/p
+            out = simplex_kernels.run(simplex_kernels.exp3_block, losses, uniforms, alphas, acc,
+                                      inner.acc is not None, z, float(inner.scale), float(state.gamma), shift, prev)
+        else:
+            out = simplex_kernels.run(simplex_kernels.logbarrier_bandit_block, losses, uniforms, alphas, z,
+                                      float(inner.scale), float(state.gamma), prev)
         if out is None:
             return None
-        plays, realized, _ = out
+        plays, realized = out
         inner = inner._replace(z=z, acc=acc if ftrl else None, prev=prev, t=inner.t + n)
         return BanditState(inner, K, state.gamma), plays.reshape(n * R, K), realized
 

@@ -26,8 +26,8 @@ LEARNERS = [("ftrl", {"regularizer": "entropy", "eta": 0.3}, KS.ftrl_entropy_blo
             ("ftrl", {"regularizer": "entropy", "eta": 0.01, "weights": "linear"}, KS.ftrl_entropy_block),
             ("omd", {"regularizer": "entropy", "gamma": 0.2}, KS.omd_block),
             ("omd", {"regularizer": "log-barrier", "gamma": 0.05}, KS.omd_block),
-            ("exp3", {}, KS.bandit_block), ("exp3-auer", {}, KS.bandit_block),
-            ("exp3-auer", {"gamma": 0.2}, KS.bandit_block), ("logbarrier-bandit", {}, KS.bandit_block)]
+            ("exp3", {}, KS.exp3_block), ("exp3-auer", {}, KS.exp3_block),
+            ("exp3-auer", {"gamma": 0.2}, KS.exp3_block), ("logbarrier-bandit", {}, KS.logbarrier_bandit_block)]
 IDS = [label_of(ol.make_learner(name, **kw)) for name, kw, _ in LEARNERS]
 #: every registered environment on the simplex (the adaptive ones emit no blocks: the switch must change nothing)
 SIMPLEX = [name for name in environment_names() if getattr(environment_class(name), "domain", None) == "simplex"]
@@ -120,7 +120,7 @@ def test_subclasses_play_the_numpy_reference(calls_of):
 
     class MyHedge(FTRL):
         pass
-    bandit, hedge = calls_of(KS.bandit_block), calls_of(KS.ftrl_entropy_block)
+    bandit, hedge = calls_of(KS.exp3_block), calls_of(KS.ftrl_entropy_block)
     mine = ol.simulate("bernoulli-arms", {"a": MyExp3(), "b": MyHedge(regularizer="entropy")}, T=200, replicates=2,
                        seed=1, checkpoints=[200]).metrics
     assert bandit["n"] == hedge["n"] == 0
