@@ -19,8 +19,8 @@ def builtin_learners_only(monkeypatch):
 
 # on a simplex: the OCO family, the bandit wrappers (exp3, exp3-auer, exp3-ix, logbarrier-bandit) and the stochastic
 # bandit policies (theory §10); delay-copies with its default base (omd) fits wherever omd does
-OCO_FIT = ("bestresp+, d-ucb, delay-copies, epsilon-greedy, exp3, exp3-auer, exp3-ix, ftl, ftl+, ftrl, ftrl+, kl-ucb, "
-           "logbarrier-bandit, moss, omd, omd+, optimistic-ftl, optimistic-ftrl, sw-ucb, thompson, ucb1")
+OCO_FIT = ("bestresp+, d-thompson, d-ucb, delay-copies, epsilon-greedy, exp3, exp3-auer, exp3-ix, ftl, ftl+, ftrl, "
+           "ftrl+, kl-ucb, logbarrier-bandit, moss, omd, omd+, optimistic-ftl, optimistic-ftrl, sw-ucb, thompson, ucb1")
 
 
 def _never_emitting(name):
