@@ -192,6 +192,14 @@ def check_run(cfg) -> None:
     it started (checkpoints past T, a delay schedule shorter than T, the 'confident' delay rule on density
     matrices, a learner's ``weights`` list shorter than T, ``[arrivals]`` on an adaptive environment or
     without a service time for a learner) exits 2 and leaves nothing behind.
+
+    >>> from onlinelab.experiment import config as C
+    >>> cfg = C.parse({"run": {"rounds": 10, "checkpoints": [20]}, "learners": [{"name": "meg"}],
+    ...                "environments": [{"name": "spiked-covariance", "d": 3}]})
+    >>> check_run(cfg)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    onlinelab.errors.ConfigError: checkpoints must be round numbers in [1, T=10], got [20]; pass e.g. ...
     """
     from onlinelab.core.schedule import _checkpoints
     _checkpoints(cfg.rounds, cfg.checkpoints)

@@ -129,6 +129,11 @@ def clean_leftovers(path) -> list[pathlib.Path]:
     temporary files inside ``path`` (``.FILE.PID.tmp``, e.g. a half-written checkpoint) go when the process
     ``PID`` that made them is gone (or is this one and abandoned them), so that a live run racing for the same
     ``--out`` keeps its own.  A run and a resume call it before they write.
+
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     (pathlib.Path(tmp) / ".run.999999999.x1y2.tmp").mkdir()   # a staging folder of no running process
+    ...     [p.name for p in clean_leftovers(pathlib.Path(tmp) / "run")]
+    ['.run.999999999.x1y2.tmp']
     """
     path = pathlib.Path(path)
     parent = path.parent
@@ -188,6 +193,7 @@ def publish_into(tmp: pathlib.Path, path: pathlib.Path) -> None:
     """
     names = sorted(os.listdir(tmp), key=lambda n: n == "meta.json")
     trash = pathlib.Path(tempfile.mkdtemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".old", dir=path.parent))
+    LIVE.add(str(trash))
     for name in names:
         if (tmp / name).is_dir() and (path / name).exists():
             os.rename(path / name, trash / name)  # a rename cannot replace a non-empty directory: the old goes aside
@@ -195,6 +201,7 @@ def publish_into(tmp: pathlib.Path, path: pathlib.Path) -> None:
     for entry in set(os.listdir(path)) - set(names):
         os.rename(path / entry, trash / entry)
     shutil.rmtree(trash, ignore_errors=True)
+    LIVE.discard(str(trash))
 
 
 def install_dir(tmp: pathlib.Path, path: pathlib.Path, force: bool = False) -> None:
