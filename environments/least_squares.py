@@ -22,6 +22,7 @@ from onlinelab.core import validation as v
 from onlinelab.core.base import Environment
 from onlinelab.core.registry import register_environment
 from onlinelab.errors import LossError
+from onlinelab.geometry.linalg import rows_at
 
 
 class LeastSquaresLoss:
@@ -62,13 +63,13 @@ class LeastSquaresLoss:
             raise LossError(f"{where}: targets have non-finite entries (NaN or inf)")
 
     def mixed_value(self, w):
-        r = np.asarray(w) @ self.B.T - self.y
+        r = rows_at(np.asarray(w), self.B.T) - self.y   # row by row: bits independent of R
         return np.einsum("rm,rm->r", r, r) / (2 * self.B.shape[0])
 
     action_value = mixed_value
 
     def gradient(self, w):
-        return (np.asarray(w) @ self.B.T - self.y) @ self.B / self.B.shape[0]
+        return rows_at(rows_at(np.asarray(w), self.B.T) - self.y, self.B) / self.B.shape[0]
 
     def statistics(self):
         return {}
@@ -93,7 +94,7 @@ class LeastSquaresComparator:
         self.T += 1
 
     def _value(self, ysum, ysq):
-        proj = ysum @ self.basis
+        proj = rows_at(ysum, self.basis)
         return (ysq - np.einsum("...m,...m->...", proj, proj) / self.T) / (2 * self.B.shape[0])
 
     def value(self):
@@ -141,7 +142,7 @@ class LeastSquaresStream(Environment):
 
     def excess(self, w: np.ndarray) -> np.ndarray:
         """E(w) − E* = ‖B(w − w*)‖²/(2m) per replicate."""
-        r = (w - self.w_star) @ self.B.T
+        r = rows_at(w - self.w_star, self.B.T)
         return np.einsum("rm,rm->r", r, r) / (2 * self.m)
 
     def checkpoint_metrics(self, learner, state):

@@ -21,6 +21,7 @@ from onlinelab.core.base import Environment
 from onlinelab.core.blocks import LossBlock
 from onlinelab.core.protocol import EigenPlay
 from onlinelab.core.registry import register_environment
+from onlinelab.geometry.linalg import rows_at
 from onlinelab.losses.matrix import FactoredLoss
 
 
@@ -77,11 +78,11 @@ class SpikedCovariance(Environment):
         return EigenPlay(np.ones((self.replicates, 1)), np.broadcast_to(U, (self.replicates,) + U.shape))
 
     def emit(self, t, history):
-        return FactoredLoss(self._normalized(self.rng.normal(self.d) @ self.sqrt_cov), coef=-1.0)
+        return FactoredLoss(self._normalized(rows_at(self.rng.normal(self.d), self.sqrt_cov)), coef=-1.0)
 
     def emit_block(self, t, n):
         """n rounds at once: the same draws as n calls of `emit`, one vector per round and replicate."""
-        x = self._normalized(np.swapaxes(self.rng.normal((n, self.d)), 0, 1) @ self.sqrt_cov)  # (n, R, d)
+        x = self._normalized(rows_at(np.swapaxes(self.rng.normal((n, self.d)), 0, 1), self.sqrt_cov))  # (n, R, d)
         return LossBlock.of_rows(FactoredLoss, x, coef=-1.0)
 
     def _normalized(self, x):

@@ -112,19 +112,25 @@ def restarted_fista(mapping, x0, target, max_iter: int):
         Iteration cap.
     """
     axes = tuple(range(1, np.ndim(x0)))
+    shape = (-1,) + (1,) * len(axes)
     x_prev, y, x = x0.copy(), x0.copy(), x0.copy()
-    t, k = 1.0, 0
+    t, k = np.ones(x0.shape[0]), 0
     norm = np.full(x0.shape[0], np.inf)
+    live = np.ones(x0.shape[0], dtype=bool)
     while k < max_iter:
-        x = mapping(y)
-        step = y - x
-        norm = np.sqrt(np.sum(step * step, axis=axes))
+        # each replicate has its own momentum and stops at its own tolerance (its rows are then frozen), so its
+        # iterates never depend on the other replicates (docs/architecture.md, "Determinism")
+        x_new = mapping(y)
+        step = y - x_new
         k += 1
-        if np.all(norm <= target):
+        x = np.where(live.reshape(shape), x_new, x)
+        norm = np.where(live, np.sqrt(np.sum(step * step, axis=axes)), norm)
+        live &= ~(norm <= target)
+        if not live.any():
             break
         restart = np.sum(step * (x - x_prev), axis=axes) > 0          # momentum points uphill: reset it
-        t_next = (1.0 + math.sqrt(1.0 + 4.0 * t * t)) / 2.0
-        beta = np.where(restart, 0.0, (t - 1.0) / t_next).reshape((-1,) + (1,) * len(axes))
-        y, x_prev = x + beta * (x - x_prev), x
-        t = 1.0 if restart.all() else t_next
+        t_next = (1.0 + np.sqrt(1.0 + 4.0 * t * t)) / 2.0
+        beta = np.where(restart, 0.0, (t - 1.0) / t_next).reshape(shape)
+        y, x_prev = np.where(live.reshape(shape), x + beta * (x - x_prev), y), x
+        t = np.where(restart, 1.0, t_next)
     return x, norm, k

@@ -24,6 +24,7 @@ import numpy as np
 
 from onlinelab.core import validation as v
 from onlinelab.errors import ConfigError
+from onlinelab.geometry.linalg import row_dot
 
 
 def _overlap(Q: np.ndarray, U: np.ndarray) -> np.ndarray:
@@ -72,7 +73,7 @@ def explained_variance(Q: np.ndarray, cov: np.ndarray) -> np.ndarray:
     """
     Q = np.asarray(Q, dtype=float)
     Q = Q[None] if Q.ndim == 2 else Q
-    return np.einsum("rik,ij,rjk->r", Q, cov, Q, optimize=True) / np.trace(cov)
+    return row_dot(np.matmul(cov, Q), Q) / np.trace(cov)   # one product per replicate: bits independent of R
 
 
 def reconstruction_error(X_hat: np.ndarray, X: np.ndarray) -> np.ndarray:
@@ -87,7 +88,7 @@ def reconstruction_error(X_hat: np.ndarray, X: np.ndarray) -> np.ndarray:
     """
     diff = X_hat - X
     X = np.broadcast_to(X, X_hat.shape)
-    return np.einsum("rin,rin->r", diff, diff) / np.einsum("rin,rin->r", X, X)
+    return row_dot(diff, diff) / row_dot(X, X)
 
 
 def pca_basis(X: np.ndarray, k: int, center: bool = True) -> tuple[np.ndarray, np.ndarray]:

@@ -124,13 +124,20 @@ class LogDetOMD(Learner):
         if self.sampler == "full":
             a, V = eigh(a[:, :, None] * np.eye(a.shape[1]) + eta * feedback.loss.in_basis(U))
             U = U @ V
-        elif play.mixed.U is not U:  # delayed feedback: the estimate lives in the basis of its own round's play
-            Up = play.mixed.U
-            L = np.swapaxes(U, 1, 2) @ (Up @ self.estimate(play, feedback).dense() @ np.swapaxes(Up, 1, 2)) @ U
-            a, V = eigh(a[:, :, None] * np.eye(a.shape[1]) + eta * L)
-            U = U @ V
         else:
-            a, U = _apply_estimate(a, U, eta, self.estimate(play, feedback))
+            est = self.estimate(play, feedback)
+            # delayed feedback: the estimate lives in the basis of its own round's play.  Where a replicate's basis
+            # moved since, rotate it in densely; decided per replicate by value (never by the identity of the
+            # batch's array, which another replicate's update may have copied), so R never changes its numbers
+            moved = np.flatnonzero(np.any(play.mixed.U != U, axis=(1, 2)))
+            a_new, U_new = _apply_estimate(a, U, eta, est) if moved.size < len(a) else (a.copy(), U.copy())
+            if moved.size:
+                Up, Uo = play.mixed.U[moved], U[moved]
+                L = np.swapaxes(Uo, 1, 2) @ (Up @ est.dense()[moved] @ np.swapaxes(Up, 1, 2)) @ Uo
+                a_new[moved], V = eigh(a[moved][:, :, None] * np.eye(a.shape[1]) + eta * L)
+                U_new = U_new if U_new is not U else U.copy()
+                U_new[moved] = Uo @ V
+            a, U = a_new, U_new
         amin = a.min(axis=1, keepdims=True)
         s, steps = solve_shift(a - amin)
         lam = 1.0 / (a - amin + s[:, None])

@@ -38,6 +38,7 @@ from scipy.special import expit
 
 from onlinelab.core import validation as v
 from onlinelab.errors import ConfigError, DomainError
+from onlinelab.geometry.linalg import rows_at
 from onlinelab.geometry.specs import make_domain
 from onlinelab.losses.fenchel import ConvexFunction
 from onlinelab.losses.vector import sup_norm
@@ -108,7 +109,7 @@ class Risk:
         self.N, self.n = self.At.shape
 
     def _z(self, x):
-        return np.asarray(x, dtype=float) @ self.At.T - self.o
+        return rows_at(np.asarray(x, dtype=float), self.At.T) - self.o   # row by row: bits independent of R
 
     def value(self, x, c, rho, s=None):
         x = np.asarray(x, dtype=float)
@@ -117,7 +118,7 @@ class Risk:
 
     def grad(self, x, c, rho, s=None):
         x = np.asarray(x, dtype=float)
-        g = (c * self.margin.dphi(self._z(x))) @ self.At + rho[:, None] * x
+        g = rows_at(c * self.margin.dphi(self._z(x)), self.At) + rho[:, None] * x
         return g if s is None else g - s
 
     def argmin(self, c, rho, domain, s=None, tol: float = 1e-12) -> np.ndarray:
@@ -146,7 +147,7 @@ class Risk:
         """Weak-duality lower bound on min_{ℝⁿ} F (s = 0, ρ > 0): −Σ c_i(φ*(u_i) + u_i o_i) − ‖Σ c_i u_i ã_i‖²/(2ρ)."""
         w = c * u
         return -np.einsum("ri,ri->r", c, self.margin.conjugate(u) + u * self.o) - \
-            np.sum((w @ self.At) ** 2, axis=1) / (2 * rho)
+            np.sum(rows_at(w, self.At) ** 2, axis=1) / (2 * rho)
 
 
 class DataObjective(ConvexFunction):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from onlinelab.geometry.linalg import rows_at
 from onlinelab.geometry.momentum import restarted_fista
 
 
@@ -34,16 +35,17 @@ def hinge_argmin(At, c, rho, s, domain, tol: float = 1e-12) -> np.ndarray:
         Relative tolerance on the dual step.
     """
     c, rho, s = np.asarray(c, float), np.asarray(rho, float), np.asarray(s, float)
-    used = np.flatnonzero(c.max(axis=0) > 0)             # λ_i ∈ [0, c_i] = {0} elsewhere: drop those samples
-    At, c = At[used], c[:, used]
     proj = domain.project if domain.kind == "box" else (lambda x: x)
-    step = (rho / max(np.linalg.norm(At, 2) ** 2, 1e-300))[:, None]
+    # each row's own step, from the samples it weighs (λ_i ∈ [0, c_i] = {0} elsewhere), and row-by-row products:
+    # a replicate's minimiser never depends on the other rows (docs/architecture.md, "Determinism")
+    norms = np.array([np.linalg.norm(At[row > 0], 2) if np.any(row > 0) else 0.0 for row in c])
+    step = (rho / np.maximum(norms ** 2, 1e-300))[:, None]
 
     def x_of(lam):
-        return proj((s + lam @ At) / rho[:, None])
+        return proj((s + rows_at(lam, At)) / rho[:, None])
 
     def mapping(lam):
-        return np.clip(lam + step * (1.0 - x_of(lam) @ At.T), 0.0, c)
+        return np.clip(lam + step * (1.0 - rows_at(x_of(lam), At.T)), 0.0, c)
 
     target = tol * np.maximum(1.0, np.linalg.norm(c, axis=1)) * step[:, 0]
     lam, _, _ = restarted_fista(mapping, 0.5 * c, target, 200000)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from onlinelab.core.metrics import running
 from onlinelab.core.protocol import EigenPlay
 from onlinelab.errors import LossError
 
@@ -330,9 +331,9 @@ class SpectralComparator:
         loss.add_to(self.total)
 
     def add_block(self, block) -> None:
-        """n rounds at once: their summed dense losses in one reduction."""
+        """n rounds at once, their dense losses added in round order (the sums of n calls of `add`)."""
         R = self.total.shape[0]
-        self.total += block.stacked.dense().reshape((block.n, R) + self.total.shape[1:]).sum(axis=0)
+        self.total = running(self.total, block.stacked.dense().reshape((block.n, R) + self.total.shape[1:]))
 
     def value(self) -> np.ndarray:
         return np.linalg.eigvalsh(self.total)[:, 0]

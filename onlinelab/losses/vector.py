@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from onlinelab.core.metrics import running
 from onlinelab.errors import DomainError, LossError
 from onlinelab.geometry.domains import Domain
 from onlinelab.losses.matrix import real_array
@@ -131,9 +132,14 @@ class LinearTerms:
     def pooled(self) -> LinearTerms:
         return LinearTerms(self.G.mean(axis=0, keepdims=True))
 
-    def fold(self, n: int) -> LinearTerms:
-        """Sum n stacked rounds (rows round-major, as in a loss block) into one term per replicate."""
-        return LinearTerms(self.G.reshape((n, -1) + self.G.shape[1:]).sum(axis=0))
+    def fold(self, n: int, onto: LinearTerms | None = None) -> LinearTerms:
+        """``onto`` plus n stacked rounds (rows round-major, as in a loss block), one term per replicate.
+
+        The rounds are added one at a time in order, as n calls of `add_` would: the sum does not depend on
+        how a run's rounds are cut into blocks (whose length may depend on R), so neither does the comparator.
+        """
+        rows = self.G.reshape((n, -1) + self.G.shape[1:])
+        return LinearTerms(running(np.zeros(rows.shape[1:]) if onto is None else onto.G, rows))
 
     def argmin(self, domain):
         return domain.lmo(self.G)
@@ -302,7 +308,7 @@ class LeaderComparator:
             for loss in block.rounds:
                 self.add(loss)
             return
-        self._add_terms(terms.fold(block.n))
+        self.terms = terms.fold(block.n, onto=self.terms)
 
     def add(self, loss) -> None:
         self._add_terms(loss.terms())
