@@ -30,9 +30,13 @@ from onlinelab.core.base import Learner
 from onlinelab.core.protocol import EigenPlay, Play
 from onlinelab.core.registry import register_learner
 from onlinelab.geometry.linalg import eigh, reorthonormalise, solve_shift
+from onlinelab.kernels import logdet as logdet_kernels
+from onlinelab.kernels.switch import compiled_active
 from onlinelab.learners.bandit_sampling import SAMPLERS, EigEstimate
+from onlinelab.losses.matrix import FactoredLoss
 
 _FULL = ("full", None, "none")
+SMALL_D = 16    # the compiled block plays d ≤ SMALL_D, where per-call overhead is the cost (and its plays stay small)
 
 
 class LogDetState(NamedTuple):
@@ -147,6 +151,42 @@ class LogDetOMD(Learner):
             U = reorthonormalise(U)
         return LogDetState(lam, U, eta, state.gamma, rounds, state.unstable + (amin[:, 0] <= 0),
                            max(state.newton_max, int(steps.max(initial=0))))
+
+    def play_block(self, state: LogDetState, block, rng):
+        """A block of an oblivious environment's rank-one losses in one compiled call (onlinelab.core.slot), else None.
+
+        Only the built-in class with a bandit sampler at d ≤ 16, kernels switched on and compiling here: the
+        block's uniforms (d + 2 per round and replicate dense, 3 sparse: the numbers n rounds of `act` would
+        take, in the same order) are drawn at once and `onlinelab.kernels.logdet.logdet_block` repeats `act`
+        and `update` operation by operation, re-orthonormalising in numpy at the same rounds.  Declining
+        (None) leaves the slot to play the rounds through `act`/`update`: the numpy reference.  Returns
+        ``(state, plays, realized)``: the mixed plays stacked like the block's losses and ℓ_t = wᵀL_t w, (n, R).
+        """
+        X, (R, d) = getattr(block.stacked, "factors", None), state.lam.shape
+        if (type(self) is not LogDetOMD or self.sampler == "full" or d > SMALL_D or not compiled_active()
+                or type(block.stacked) is not FactoredLoss or X.shape[2] != 1):
+            return None
+        n, m = block.n, (d + 2 if self.sampler == "dense" else 3)
+        args = [np.ascontiguousarray(X[:, :, 0]).reshape(n, R, d), float(block.stacked.coef[0]), None,
+                state.lam.copy(), np.ascontiguousarray(state.U, dtype=float).copy(), state.eta, state.gamma,
+                logdet_kernels.DENSE if self.sampler == "dense" else logdet_kernels.SPARSE, 0, 0,
+                np.empty((n, R, d)), np.empty((n, R, d, d)), np.empty((n, R)), state.unstable.astype(np.int64)]
+        args[2] = np.empty((0, R, m))
+        if not logdet_kernels.logdet_block._first_call_ready and \
+                logdet_kernels.run(logdet_kernels.logdet_block, *args) is None:
+            return None                                   # compiled before any draw: declining keeps the stream
+        args[2] = np.ascontiguousarray(np.swapaxes(rng.random((n, m)), 0, 1))
+        rounds, most, i0 = state.rounds, state.newton_max, 0
+        while i0 < n:                                     # segments end where update re-orthonormalises
+            i1 = min(n, i0 + self.reorth_every - (rounds + i0) % self.reorth_every)
+            args[8:10] = i0, i1
+            most = max(most, logdet_kernels.run(logdet_kernels.logdet_block, *args))
+            if (rounds + i1) % self.reorth_every == 0:
+                args[4] = np.ascontiguousarray(reorthonormalise(args[4]))
+            i0 = i1
+        lam, U, plays_lam, plays_U, realized, unstable = args[3], args[4], args[10], args[11], args[12], args[13]
+        new = LogDetState(lam, U, state.eta, state.gamma, rounds + n, unstable.astype(state.unstable.dtype), most)
+        return new, EigenPlay(plays_lam.reshape(n * R, d), plays_U.reshape(n * R, d, d)), realized
 
     def bounds(self, ctx) -> list:
         p = self.resolved_params(ctx)

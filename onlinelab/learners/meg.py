@@ -25,6 +25,12 @@ from onlinelab.core.base import Learner
 from onlinelab.core.protocol import EigenPlay, Play
 from onlinelab.core.registry import register_learner
 from onlinelab.geometry.linalg import eigh, softmax
+from onlinelab.kernels import logdet as logdet_kernels
+from onlinelab.kernels import meg as meg_kernels
+from onlinelab.kernels.switch import compiled_active
+from onlinelab.losses.matrix import FactoredLoss
+
+SMALL_D = 16    # the compiled block plays d ≤ SMALL_D, where per-call overhead is the cost (and its plays stay small)
 
 
 class MEGState(NamedTuple):
@@ -63,6 +69,32 @@ class MEG(Learner):
 
     def update(self, state: MEGState, play: Play, feedback, rng) -> MEGState:
         return MEGState(state.H - state.eta * feedback.loss.dense(), state.eta)
+
+    def play_block(self, state: MEGState, block, rng):
+        """A block of an oblivious environment's rank-one losses in one compiled call (onlinelab.core.slot), else None.
+
+        Only the built-in class at d ≤ 16, kernels switched on and compiling here: the block's n uniforms (the
+        ones n calls of `act` would take) are drawn at once and `onlinelab.kernels.meg.meg_block` repeats `act`
+        and `update` operation by operation.  Declining (None) leaves the slot to play the rounds through
+        `act`/`update`: the numpy reference.  Returns ``(state, plays, realized)``.
+        """
+        X, (R, d) = getattr(block.stacked, "factors", None), state.H.shape[:2]
+        if (type(self) is not MEG or d > SMALL_D or not compiled_active() or type(block.stacked) is not FactoredLoss
+                or X.shape[2] != 1):
+            return None
+        n = block.n
+        args = [np.ascontiguousarray(X[:, :, 0]).reshape(n, R, d), float(block.stacked.coef[0]), None,
+                np.array(state.H, dtype=float), state.eta, np.empty((n, R, d)), np.empty((n, R, d, d)),
+                np.empty((n, R))]
+        if not meg_kernels.meg_block._first_call_ready:   # compiled before any draw: declining keeps the stream
+            args[0], args[2] = args[0][:0], np.empty((0, R))
+            if logdet_kernels.run(meg_kernels.meg_block, *args) is None:
+                return None
+            args[0] = np.ascontiguousarray(X[:, :, 0]).reshape(n, R, d)
+        args[2] = rng.random(n).T.copy()
+        logdet_kernels.run(meg_kernels.meg_block, *args)
+        return (MEGState(args[3], state.eta), EigenPlay(args[5].reshape(n * R, d), args[6].reshape(n * R, d, d)),
+                args[7])
 
     def bounds(self, ctx) -> list:
         eta = self.resolved_params(ctx)["eta"]
