@@ -183,6 +183,11 @@ def check_declarations(env, env_label: str) -> None:
     if getattr(env, "psd", None) not in (True, False, None):
         raise DomainError(f"environment {env_label!r} declares psd = {env.psd!r}; declare True (losses ⪰ 0), "
                           "False (losses ⪯ 0) or None (no sign)")
+    domain = getattr(env, "domain", None)
+    if domain is not None and not isinstance(domain, str):   # a domain object set in __init__, say
+        raise DomainError(f"environment {env_label!r} declares domain = {domain!r}; declare its spec string, domain = "
+                          f"{getattr(domain, 'spec', 'simplex')!r}, and build the object its losses take from it: "
+                          "make_domain(self.domain, self.d)")
 
 
 def _declares_none(env) -> bool:

@@ -94,6 +94,19 @@ def test_a_domain_object_as_the_declaration_is_refused_when_the_class_is_defined
         type("Declares", (ol.Environment,), {"domain": Ball(3, radius=2.0)})
 
 
+def test_a_domain_object_set_on_the_instance_is_refused_before_round_1():
+    class SetsItInInit(ol.Environment):
+        def __init__(self, d: int = 4):
+            super().__init__(d=d)
+            self.domain = Simplex(d)
+
+        def emit(self, t, history):
+            return LinearLoss(self.rng.random(self.d), self.domain)
+
+    with pytest.raises(DomainError, match="declares domain = Simplex.*declare its spec string, domain = 'simplex'"):
+        ol.simulate(SetsItInInit(), [ol.make_learner("ftrl")], T=3)
+
+
 # --- the round-1 check against the declaration -----------------------------------------------------------------
 
 @pytest.mark.parametrize("adaptive", [False, True], ids=["oblivious", "adaptive"])
