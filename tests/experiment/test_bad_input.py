@@ -179,14 +179,18 @@ def test_errors_share_one_hierarchy_and_builtin_bases():
     assert str(UnknownNameError("plain message")) == "plain message"
 
 
-def test_learners_must_be_learner_objects():
-    with pytest.raises(ConfigError, match=r"learners must be onlinelab\.Learner instances, got 'meg' \(str\)"):
-        ol.simulate("spiked-covariance", ["meg"], T=5)
+def test_learners_must_be_learners_or_registered_names():
+    res = ol.simulate("spiked-covariance", ["meg"], T=5)        # a name is built with its defaults, as documented
+    assert list(res.learners) == ["meg"]
+    with pytest.raises(ConfigError, match=r"unknown learner 'mge' \(did you mean 'meg'\?\)"):
+        ol.simulate("spiked-covariance", ["mge"], T=5)
+    with pytest.raises(ConfigError, match=r"learners must be onlinelab\.Learner instances, got 3 \(int\)"):
+        ol.simulate("spiked-covariance", [3], T=5)
 
 
 def test_learner_and_environment_domains_must_match():
     from onlinelab.errors import DomainError
     with pytest.raises(DomainError, match=r"^learner 'sgd' plays unconstrained vectors in ℝⁿ \(vector losses\) but "
                        r"environment 'spiked-covariance' emits matrix losses on the spectraplex; learners that fit: "
-                       r"batch-pca, bestresp\+, denoising-ae, ftl, "):
+                       r"batch-pca, bestresp\+, delay-copies, denoising-ae, ftl, "):
         ol.simulate("spiked-covariance", [ol.make_learner("sgd")], T=5)
