@@ -98,6 +98,18 @@ class BoundViolationWarning(UserWarning):
     """A learner's mean regret exceeded a bound whose assumptions all held: a bug or a wrong constant."""
 
 
+class NumericalError(SimulationError):
+    """A learner's state or plays became non-finite (NaN or inf) mid-run; the message names its step parameters.
+
+    Raised at a metric checkpoint (`onlinelab.core.numerics`); ``partial`` holds the checkpoints completed.
+    """
+
+
+class NumericalWarning(UserWarning):
+    """A learner is numerically unstable (a step far past its bounds' assumptions, unstable updates, a plan that
+    is no longer a probability vector or density matrix); the message names the parameter to lower."""
+
+
 def did_you_mean(name: object, choices: Iterable[str]) -> str:
     """Return ``" (did you mean 'x'?)"`` for the closest choice, or a list of choices when none is close.
 
