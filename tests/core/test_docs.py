@@ -167,5 +167,5 @@ def test_help_and_onlinelab_show_see_the_shared_text(capsys):
 
 def test_the_api_reference_extension_is_configured():
     root = pathlib.Path(__file__).resolve().parents[2]
-    assert "extensions: [docs/griffe_shared_params.py]" in (root / "mkdocs.yml").read_text(encoding="utf-8")
+    assert "extensions: [docs/griffe_shared_params.py" in (root / "mkdocs.yml").read_text(encoding="utf-8")
     assert (root / "docs" / "griffe_shared_params.py").is_file()
