@@ -27,7 +27,8 @@ from onlinelab.kernels.jit import kernel
 @kernel
 def meg_block(X, coef, uniforms, H, eta, plays_p, plays_V, realized):
     """n rounds: ``H`` (R, d, d) updated in place; plays (n, R, d), (n, R, d, d) and realised losses (n, R)
-    written.  ``X`` (n, R, d) holds the losses' factors, ``uniforms`` (n, R) each round's draw."""
+    written; returns n (so that None means only "numba cannot compile").  ``X`` (n, R, d) holds the losses'
+    factors, ``uniforms`` (n, R) each round's draw."""
     n, R, d = X.shape
     S, w, p = np.empty((d, d)), np.empty(d), np.empty(d)
     for i in range(n):
@@ -49,3 +50,4 @@ def meg_block(X, coef, uniforms, H, eta, plays_p, plays_V, realized):
                 cx = X[i, r, j] * coef
                 for k in range(d):
                     H[r, j, k] = H[r, j, k] - eta * (cx * X[i, r, k])
+    return n

@@ -172,9 +172,8 @@ class LogDetOMD(Learner):
                 logdet_kernels.DENSE if self.sampler == "dense" else logdet_kernels.SPARSE, 0, 0,
                 np.empty((n, R, d)), np.empty((n, R, d, d)), np.empty((n, R)), state.unstable.astype(np.int64)]
         args[2] = np.empty((0, R, m))
-        if not logdet_kernels.logdet_block._first_call_ready and \
-                logdet_kernels.run(logdet_kernels.logdet_block, *args) is None:
-            return None                                   # compiled before any draw: declining keeps the stream
+        if logdet_kernels.run(logdet_kernels.logdet_block, *args) is None:   # zero rounds: compiled before any
+            return None                                                      # draw, so declining keeps the stream
         args[2] = np.ascontiguousarray(np.swapaxes(rng.random((n, m)), 0, 1))
         rounds, most, i0 = state.rounds, state.newton_max, 0
         while i0 < n:                                     # segments end where update re-orthonormalises

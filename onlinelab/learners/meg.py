@@ -83,14 +83,11 @@ class MEG(Learner):
                 or X.shape[2] != 1):
             return None
         n = block.n
-        args = [np.ascontiguousarray(X[:, :, 0]).reshape(n, R, d), float(block.stacked.coef[0]), None,
+        args = [np.ascontiguousarray(X[:, :, 0]).reshape(n, R, d), float(block.stacked.coef[0]), np.empty((0, R)),
                 np.array(state.H, dtype=float), state.eta, np.empty((n, R, d)), np.empty((n, R, d, d)),
                 np.empty((n, R))]
-        if not meg_kernels.meg_block._first_call_ready:   # compiled before any draw: declining keeps the stream
-            args[0], args[2] = args[0][:0], np.empty((0, R))
-            if logdet_kernels.run(meg_kernels.meg_block, *args) is None:
-                return None
-            args[0] = np.ascontiguousarray(X[:, :, 0]).reshape(n, R, d)
+        if logdet_kernels.run(meg_kernels.meg_block, args[0][:0], *args[1:]) is None:   # zero rounds: compiled
+            return None                                                          # before any draw (stream kept)
         args[2] = rng.random(n).T.copy()
         logdet_kernels.run(meg_kernels.meg_block, *args)
         return (MEGState(args[3], state.eta), EigenPlay(args[5].reshape(n * R, d), args[6].reshape(n * R, d, d)),
