@@ -294,6 +294,9 @@ class SweepResult:
         frames = []
         for rid, params, res in parts:
             df = res.metrics.copy()
+            flags = {f"bound:{b['name']}": bool(b["holds"]) for b in res.meta.get("bounds", [])
+                     if isinstance(b, dict) and {"name", "holds"} <= set(b)}  # drawn by `plot` only where it holds
+            df["holds"] = df["metric"].map(flags).astype("boolean")
             for key, val in params.items():
                 df[key] = val
             df["run_id"] = rid
@@ -324,6 +327,9 @@ class SweepResult:
         unknown = [k for k in keys if k not in self.params]
         if unknown:
             raise ConfigError(f"{unknown[0]!r} was not swept{did_you_mean(unknown[0], self.params)}")
+        return self._summary(keys, metric)
+
+    def _summary(self, keys: list, metric: str | None) -> pd.DataFrame:
         g = self.final(metric).groupby(["learner"] + keys, sort=False)["value"]
         out = g.agg(mean="mean", std="std", n="count").reset_index()
         half = stdtrit(np.maximum(out["n"] - 1, 1), 0.975) * out["std"].fillna(0.0) / np.sqrt(out["n"])
@@ -350,9 +356,8 @@ class SweepResult:
         return format_table(s, columns)
 
     def plot(self, param: str, ax=None, metric: str | None = None):
-        """Final ``metric`` against ``param``, one line per learner, with 95% confidence bars.
-
-        Returns ``(Figure, ndarray of Axes)`` in the look of `onlinelab.runs.figures` (legend outside).
+        """Final ``metric`` against ``param``, one line per learner with 95% confidence bars and the bounds that hold,
+        one panel per value of the other swept keys (only seeds and replicates are pooled); `onlinelab.runs.figures`.
 
         Parameters
         ----------
@@ -365,21 +370,19 @@ class SweepResult:
         """
         from onlinelab.runs import figures as F
         metric = metric or self.metric
-        s = self.summary(param, metric)
-        fig, axes = F.new_figure(1, ax)
-        axis = axes[0]
-        for learner, df in s.groupby("learner", sort=False):
-            df = df.sort_values(param)
-            axis.errorbar(df[param], df["mean"], yerr=[df["mean"] - df.ci_low, df.ci_high - df["mean"]],
-                          marker="o", capsize=3, label=learner)
-        numeric = pd.api.types.is_numeric_dtype(s[param])
-        if numeric and (s[param] > 0).all() and s[param].max() / s[param].min() > 20:
-            axis.set_xscale("log")
-        runs = self.table["run_id"].nunique()
-        pooled = [k for k in self.params if k != param]
-        title = (f"final {metric} against {param}\n{runs} runs"
-                 + (f", pooled over {', '.join(pooled)}" if pooled else ""))
-        return F.finish(fig, axes, param, f"final {metric} (mean, 95% t-interval)", [title])
+        if param not in self.params:
+            raise ConfigError(f"{param!r} was not swept{did_you_mean(param, self.params)}")
+        facets = [k for k in self.params if k not in ("seed", param)]  # configurations: a panel each, never pooled
+        names = [m for m in self.table.metric.unique() if metric == self.metric and str(m).startswith("bound:")]
+        rows = [self.final(m).assign(bound=m[6:]) for m in names]
+        b = pd.concat(rows) if rows else pd.DataFrame(columns=["learner", "bound", param, *facets, "value", "holds"])
+        if "holds" not in b.columns:  # a table written before holds was recorded: every bound is drawn
+            b["holds"] = True
+        b = b.groupby(["learner", "bound", param, *facets], sort=False).agg(
+            value=("value", "mean"), holds=("holds", "all")).reset_index()
+        pooled = "seed" if "seed" in self.params and param != "seed" else ""
+        note = f"{self.table.run_id.nunique()} runs in all" + (f"; {pooled}s and replicates pooled" if pooled else "")
+        return F.sweep_figure(self._summary([param, *facets], metric), b, param, facets, metric, note, ax)
 
     def save(self, path) -> pathlib.Path:
         """Write ``sweep.parquet`` (the table) and ``sweep.png`` (the plot against the first swept key)."""

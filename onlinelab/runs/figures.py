@@ -179,3 +179,92 @@ def save_figure(fig, path, dpi: int = 110) -> None:
     import matplotlib.pyplot as plt
     fig.savefig(path, dpi=dpi, bbox_inches="tight")
     plt.close(fig)
+
+
+def log_spaced(values) -> bool:
+    """Whether a grid reads better on a log axis: positive numbers spaced more evenly in log than linearly.
+
+    Three or more values: the coefficient of variation of their log steps is below that of their
+    linear steps (``0.01, 0.03, 0.1, 0.3, 1`` yes; ``1, 2, 3, 4`` no); two values: a ratio of 10 or more.
+
+    Parameters
+    ----------
+    values : array-like
+        The grid (repeats and order do not matter; strings and non-positive values give False).
+
+    >>> log_spaced([0.01, 0.03, 0.1, 0.3, 1.0]), log_spaced([1, 2, 3, 4]), log_spaced(["a", "b"])
+    (True, False, False)
+    """
+    try:
+        v = np.unique(np.asarray(values, dtype=float))
+    except (TypeError, ValueError):
+        return False
+    if v.size < 2 or not np.all(np.isfinite(v)) or v[0] <= 0:
+        return False
+    if v.size == 2:
+        return bool(v[1] / v[0] >= 10)
+    lin, geo = np.diff(v), np.diff(np.log(v))
+    return bool(np.std(geo) / np.mean(geo) < np.std(lin) / np.mean(lin))
+
+
+def _cell(keys, values) -> str:
+    return ", ".join(f"{k} = {v}" for k, v in zip(keys, values, strict=True))
+
+
+def sweep_figure(summary, bounds, param: str, facets, metric: str, note: str, ax=None):
+    """The final ``metric`` of a sweep against ``param``: one panel per value of the other swept keys, so
+    distinct configurations are never pooled; one colour per learner; each learner's bounds beside it.
+
+    The x axis is logarithmic for a log-spaced grid (`log_spaced`), the y axis when every drawn value
+    is positive and they span more than a factor 20.  Returns ``(Figure, ndarray of Axes)``.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        Columns ``learner``, ``param``, ``facets``, ``mean``, ``ci_low``, ``ci_high`` (95% t-intervals).
+    bounds : pandas.DataFrame
+        Columns ``learner``, ``bound``, ``param``, ``facets``, ``value`` (mean final bound) and
+        ``holds``; only rows whose bound holds are drawn.
+    param : str
+        The swept key on the x axis.
+    facets : list of str
+        The other swept keys that change the configuration (one panel per combination).
+    metric : str
+        The metric's name (y label).
+    note : str
+        A line under each title (runs, and what is pooled: seeds and replicates only).
+    ax : matplotlib Axes or sequence of Axes, optional
+        Where to draw (one per facet).
+    """
+    from onlinelab.errors import ConfigError
+    groups = [((), summary)] if not facets else list(summary.groupby(facets, sort=True))
+    fig, axes = new_figure(len(groups), ax)
+    if len(axes) < len(groups):
+        raise ConfigError(f"ax holds {len(axes)} Axes but the sweep has {len(groups)} configurations of "
+                          f"{', '.join(facets)}; pass one Axes per configuration")
+    colors = {learner: f"C{i % 10}" for i, learner in enumerate(dict.fromkeys(summary["learner"]))}
+    styles = bound_styles(bounds["bound"]) if len(bounds) else {}
+    titles, drawn = [], []
+    for axis, (key, df) in zip(axes, groups, strict=False):
+        key = key if isinstance(key, tuple) else (key,)
+        for learner, d in df.groupby("learner", sort=False):
+            d = d.sort_values(param)
+            axis.errorbar(d[param], d["mean"], yerr=[d["mean"] - d.ci_low, d.ci_high - d["mean"]], marker="o",
+                          capsize=3, color=colors[learner], label=learner)
+            drawn += list(d["mean"])
+        mine = bounds
+        for k, val in zip(facets, key, strict=True):
+            mine = mine[mine[k] == val]
+        for (learner, name), b in mine[mine["holds"]].groupby(["learner", "bound"], sort=True):
+            b = b.sort_values(param)
+            axis.plot(b[param], b["value"], color=colors.get(learner, "k"), lw=1.2, markersize=5, fillstyle="none",
+                      label=f"{learner}: {name} (bound)", **styles[name])
+            drawn += list(b["value"])
+        if log_spaced(summary[param]):
+            axis.set_xscale("log")
+        titles.append((_cell(facets, key) + "\n" if facets else "") + note)
+    drawn = np.asarray(drawn, dtype=float)
+    if drawn.size and np.all(drawn > 0) and drawn.max() / drawn.min() > 20:
+        for axis in axes[:len(groups)]:
+            axis.set_yscale("log")
+    return finish(fig, axes[:len(groups)], param, f"final {metric} (mean, 95% t-interval)", titles)
