@@ -25,6 +25,7 @@ from typing import NamedTuple
 import numpy as np
 
 from onlinelab import bounds as B
+from onlinelab.bounds.steps import step_warning
 from onlinelab.core import validation as v
 from onlinelab.core.base import Learner
 from onlinelab.core.protocol import EigenPlay, Play
@@ -77,6 +78,9 @@ class LogDetOMD(Learner):
         self.gamma = None if gamma is None else v.unit_interval("gamma", gamma)
         self.sampler = "full" if sampler in _FULL else v.choice("sampler", sampler, ("dense", "sparse", "full"))
         self.reorth_every = v.integer("reorth_every", reorth_every, minimum=1)
+        if self.eta is not None:   # every log-det bound assumes η ≤ 1/2 at most (full information; 1/(2d) bandit)
+            step_warning("logdet-omd", "eta", self.eta, 0.5, "η ≤ 1/2 with full information, η ≤ 1/(2d) bandit, "
+                         "theory §1.5 and §2")
 
     @property
     def feedback(self) -> str:  # type: ignore[override]
