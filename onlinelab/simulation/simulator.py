@@ -8,7 +8,7 @@ the learner gets exactly its feedback kind; the recorders add what the round cos
 A single simpy process drives the rounds and yields one timeout per round, so the
 loop's overhead does not grow with R or with the number of learners.
 
-Seeds: one root seed; streams keyed by (role, label, replicate) — see `onlinelab.core.rng`.
+Seeds: one root seed; streams keyed by (role, learner label, environment label, replicate) — see `onlinelab.core.rng`.
 BLAS runs single-threaded inside the loop (threadpoolctl); parallelism belongs to processes.
 
 >>> import onlinelab as ol
