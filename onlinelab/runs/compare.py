@@ -117,8 +117,10 @@ def compare_results(results: list, names: list[str], *, metric: str = "regret", 
     for part in parts:
         if isinstance(part.meta.get("environments"), dict):
             environments.update(part.meta["environments"])
-    joined = Result(pd.concat([r.metrics for r in parts], ignore_index=True), {"environments": environments})
-    fig, _ = overlay(joined, names, metric)
+    bounds = [b for part in parts for b in part.meta.get("bounds", []) if isinstance(b, dict)]
+    joined = Result(pd.concat([r.metrics for r in parts], ignore_index=True),
+                    {"environments": environments, "bounds": bounds})
+    fig, _ = overlay(joined, names, metric, [r.meta.get("replicates") for r in results])
     if plot is not None:
         fig.savefig(plot, dpi=100, bbox_inches="tight")
     return table, columns, fig
@@ -148,33 +150,54 @@ def _columns(cls, table) -> list:
     return [RUN] + body + [SEED, STATUS]
 
 
-def overlay(joined, names, metric: str = "regret"):
-    """``(Figure, ndarray of Axes)``: each run's curves of ``metric`` (mean ± 1.96 SE), one panel per environment.
+def overlay(joined, names, metric: str = "regret", replicates=None):
+    """``(Figure, ndarray of Axes)``: each run's curves of ``metric`` (mean ± 1.96 SE) and, for regret, the bounds
+    that hold in that run, one panel per environment, on log-log axes (the y axis linear only where a mean is 0
+    or below).
 
     Parameters
     ----------
     joined : Result
-        The runs joined with ``align="label"`` (each learner label names its run).
+        The runs joined with ``align="label"`` (each learner label names its run); ``meta["bounds"]`` (relabelled)
+        gives the bounds.
     names : list of str
-        The runs' names, for the titles.
+        The runs' names: a panel's title lists those that have its environment.
     metric : str, default "regret"
         The metric.
+    replicates : list of int or None, default None
+        Each run's own replicates, for the band's legend entry (None: not stated).
     """
     from onlinelab.runs import figures as F
-    from onlinelab.runs.report import x_axis
+    from onlinelab.runs.report import FLOOR, x_axis
     envs = joined.environments
     fig, axes = F.new_figure(len(envs))
     colors = {learner: f"C{i % 10}" for i, learner in enumerate(joined.learners)}
+    bounds = [b for b in joined.meta.get("bounds", []) if b.get("holds") and metric == "regret"]
+    styles = F.bound_styles(b["name"] for b in bounds)
     xlabels, titles = [], []
     for ax, env in zip(axes, envs, strict=True):
         scale, xlabel = x_axis(joined, env)
         curve = joined.curve(metric, environment=env)
+        curve = curve[curve.t > 0]   # round 0 has no place on a log axis
+        positive = bool((curve["mean"] > 0).all())
         for learner, df in curve.groupby("learner", sort=False):
             ax.plot(df.t * scale, df["mean"], color=colors[learner], lw=2, label=learner)
-            F.band(ax, df.t * scale, df, colors[learner])
+            F.band(ax, df.t * scale, df, colors[learner], floor=FLOOR if positive else -np.inf)
+            for b in (b for b in bounds if b["learner"] == learner and b.get("environment") == env):
+                bc = joined.curve(f"bound:{b['name']}", learner=learner, environment=env)
+                bc = bc[bc.t > 0]
+                ax.plot(bc.t * scale, bc["mean"], color=colors[learner], lw=1.2, markersize=4, markevery=0.1,
+                        fillstyle="none", label=f"{learner}: {b['name']}", **styles[b["name"]])
         ax.set_xscale("log")
+        if positive:
+            ax.set_yscale("log")
         xlabels.append(xlabel)
-        titles.append(f"{env}\nruns: {', '.join(names)}")
-    replicates = joined.metrics.groupby(["learner"])["replicate"].nunique()
-    handle = F.band_handle(int(replicates.max())) if len(replicates) else None
+        present = [n for n in names if any(f" [{n}: T=" in str(label) for label in curve["learner"].unique())]
+        titles.append(f"{env}\nruns: {', '.join(present)}")
+    counts = [(n, r) for n, r in zip(names, replicates or [], strict=False) if r]
+    handle = None
+    if counts and max(r for _, r in counts) > 1:
+        from matplotlib.patches import Patch
+        each = ", ".join(f"{n}: {r}" for n, r in counts)
+        handle = Patch(color="0.5", alpha=0.35, label=f"mean ± 1.96 SE over each run's replicates ({each})")
     return F.finish(fig, axes, xlabels, metric, titles, [handle])

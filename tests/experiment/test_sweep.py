@@ -119,4 +119,5 @@ def test_compare_prints_a_table_and_writes_an_overlay(tmp_path, capsys):
     table, fig = compare([tmp_path / "seed1", tmp_path / "seed2"])
     assert list(table["T"]) == [20, 30] and list(table.seed) == [1, 2]
     assert [t.get_text() for t in fig.legends[0].get_texts()] == [   # one legend, outside the axes
-        "meg [seed1: T=20, seed=1]", "meg [seed2: T=30, seed=2]", "mean ± 1.96 SE over 2 replicates"]
+        "meg [seed1: T=20, seed=1]", "meg [seed1: T=20, seed=1]: meg-worst-case", "meg [seed2: T=30, seed=2]",
+        "meg [seed2: T=30, seed=2]: meg-worst-case", "mean ± 1.96 SE over each run's replicates (seed1: 2, seed2: 2)"]

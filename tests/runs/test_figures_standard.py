@@ -60,3 +60,36 @@ def test_sweep_plot_on_a_linear_grid_keeps_a_linear_x_axis(swept):
     fig, axes = swept.plot(D)
     assert axes.shape == (3,) and all(ax.get_xscale() == "linear" for ax in axes)
     assert [f"{ETA} = {eta}" in ax.get_title() for ax, eta in zip(axes, (0.01, 0.1, 1.0), strict=True)] == [True] * 3
+
+
+@pytest.fixture(scope="module")
+def compared(tmp_path_factory):
+    import onlinelab as ol
+    from onlinelab.runs.compare import compare
+    from onlinelab.runs.storage import save_run
+    tmp = tmp_path_factory.mktemp("compare")
+    a = ol.simulate(["spiked-covariance", "switching"], [ol.make_learner("meg"), ol.make_learner("ftl")], T=40,
+                    replicates=3, seed=1)
+    b = ol.simulate("spiked-covariance", [ol.make_learner("meg")], T=80, replicates=5, seed=2)
+    save_run(a, tmp / "a3", report=False)
+    save_run(b, tmp / "b5", report=False)
+    return a, compare([tmp / "a3", tmp / "b5"])[1]
+
+
+def test_compare_plot_is_log_log_with_bounds_per_run_replicates_and_honest_titles(compared):
+    a, fig = compared
+    axes = [ax for ax in fig.axes if ax.get_title()]
+    assert [ax.get_title() for ax in axes] == ["spiked-covariance\nruns: a3, b5", "switching\nruns: a3"]
+    assert all(ax.get_xscale() == "log" and ax.get_yscale() == "log" for ax in axes)
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert "mean ± 1.96 SE over each run's replicates (a3: 3, b5: 5)" in labels   # not 8, the sum
+    held = {(b["learner"], b["environment"], b["name"]) for b in a.meta["bounds"] if b["holds"]}
+    lines = {ln.get_label(): ln for ln in axes[0].get_lines()}
+    for learner, env, name in held:   # every bound that holds in run a3 is drawn, equal to its recorded curve
+        if env != "spiked-covariance":
+            continue
+        ln = lines[f"{learner} [a3: T=40, seed=1]: {name}"]
+        expected = a.curve(f"bound:{name}", learner=learner, environment=env)
+        np.testing.assert_allclose(ln.get_ydata(), expected["mean"][expected.t > 0], rtol=1e-12)
+    assert held and all("[a3" in k or "[b5" in k for k in lines)
+    assert_legend_outside(fig)
