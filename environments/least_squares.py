@@ -9,6 +9,8 @@ is exact: ``E(w) = ‖B(w − w*)‖²/(2m) + const``, so ``ŵ = w*``; ``L = λ_
 assumption).  At checkpoints, for a learner with ``averaged(state)`` (see ``sgd``): the
 ``suboptimality`` ``E(w̄) − E*`` and ``sgd_bound`` (the proven constant of theory §4), plus
 ``sgd_bound_printed`` (the notes' constant, unproven).  Regret is against the best fixed w.
+The same bound is also an ordinary, checked bound (`instance_bounds`, `onlinelab.bounds.steps.sgd_average`):
+its assumption τ_k ≤ 1/L is tested, and a mean suboptimality above it while that held is a violation.
 
 >>> env = LeastSquaresStream(d=3)
 >>> env.smoothness > 0 and env.grad_variance > 0
@@ -16,13 +18,25 @@ True
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
+from onlinelab.bounds.steps import first_step, sgd_average
 from onlinelab.core import validation as v
 from onlinelab.core.base import Environment
 from onlinelab.core.registry import register_environment
-from onlinelab.errors import LossError
+from onlinelab.errors import LossError, NumericalWarning
 from onlinelab.geometry.linalg import rows_at
+
+DIVERGED = 1e6   # a suboptimality 10⁶ times that of w⁰ = 0: the iterates grow geometrically (τ > 2/L diverges)
+
+
+def _warn_diverged(learner, sub, L) -> None:
+    warnings.warn(f"learner {getattr(learner, 'name', type(learner).__name__)!r} diverges on least-squares-stream: "
+                  f"its suboptimality reached {float(np.max(sub)):.3g}, over {DIVERGED:g} times that of w⁰ = 0; its "
+                  f"step = {getattr(learner, 'step', '?')!r} is past 1/L = {1 / L:.4g}, which the SGD bound of "
+                  "theory §4 assumes. Lower step", NumericalWarning, stacklevel=2)
 
 
 class LeastSquaresLoss:
@@ -145,14 +159,42 @@ class LeastSquaresStream(Environment):
         r = rows_at(w - self.w_star, self.B.T)
         return np.einsum("rm,rm->r", r, r) / (2 * self.m)
 
+    def reset(self, rng, T):
+        super().reset(rng, T)
+        self.step_sums = []   # [learner, [(Σ τ_k, Σ τ_k²) per checkpoint]]: what `instance_bounds` checks
+        self.diverged = []
+
     def checkpoint_metrics(self, learner, state):
         if not hasattr(learner, "averaged"):
             return {}
         dist0 = float(np.sum(self.w_star ** 2))  # learners start at w⁰ = 0
         s1, s2 = state.tau_sum, state.tau_sq_sum
+        self._sums_of(learner).append((float(s1), float(s2)))
+        sub = self.excess(learner.averaged(state))
+        warned = self.__dict__.setdefault("diverged", [])   # learners already warned about, once each per run
+        if np.any(sub > DIVERGED * self.excess(np.zeros((1, self.d)))[0]) and all(w is not learner for w in warned):
+            warned.append(learner)
+            _warn_diverged(learner, sub, self.smoothness)
         if s1 == 0:   # no step yet (under arrivals, a checkpoint before the first update ends): nothing is bounded
             inf = np.full(self.replicates, np.inf)
-            return {"suboptimality": self.excess(learner.averaged(state)), "sgd_bound": inf, "sgd_bound_printed": inf}
-        return {"suboptimality": self.excess(learner.averaged(state)),
+            return {"suboptimality": sub, "sgd_bound": inf, "sgd_bound_printed": inf}
+        return {"suboptimality": sub,
                 "sgd_bound": np.full(self.replicates, dist0 / (2 * s1) + self.grad_variance * s2 / s1),
                 "sgd_bound_printed": np.full(self.replicates, dist0 / (2 * s1) + self.grad_variance * s2 / (2 * s1))}
+
+    def _sums_of(self, learner) -> list:
+        log = self.__dict__.setdefault("step_sums", [])
+        for who, sums in log:
+            if who is learner:
+                return sums
+        log.append([learner, []])
+        return log[-1][1]
+
+    def instance_bounds(self, ctx, learner) -> list:
+        """The SGD bound of theory §4 as a checked bound on ``suboptimality`` (`onlinelab.bounds.steps`), from the
+        step sums the learner's state held at each checkpoint; it applies when every τ_k ≤ 1/L."""
+        if not (hasattr(learner, "averaged") and hasattr(learner, "step")):
+            return []
+        tau_max = first_step(getattr(learner, "schedule", "constant"), learner.step, getattr(learner, "t0", 0.0))
+        return [sgd_average(float(np.sum(self.w_star ** 2)), self.grad_variance, self.smoothness, tau_max,
+                            self._sums_of(learner))]

@@ -17,6 +17,7 @@ from __future__ import annotations
 import time
 from collections import deque
 
+from onlinelab.core import numerics
 from onlinelab.core.arm_metrics import ArmMetrics
 from onlinelab.core.metrics import Recorder
 from onlinelab.core.protocol import Feedback, HistoryView, frozen, frozen_mixed, history_window, history_write_error
@@ -148,3 +149,4 @@ class Slot:
         if self.channel is not None:
             extra.update(self.channel.metrics(self, t))
         self.recorder.checkpoint(t, self.tracker, self.runtime, extra)
+        numerics.check(self, t, extra)   # non-finite plays: error; unstable updates: warning (checkpoints only)
