@@ -6,13 +6,18 @@ Prints, measured in one run on this machine (single BLAS thread):
     arrays — the floor (target: ratio <= 1.5);
   * the share of the simulation's wall time spent in the simpy event loop itself (target <= 5 %).
 
-and, at small d, where Python bookkeeping rather than linear algebra is the cost:
-  * ``small-d ratio to hand-written loop: Z`` — simulate at d = 4, R = 4, T = 10⁴ (with its metrics:
-    regret, comparator, loss statistics, checks) over a minimal hand-written loop running the same
-    dense log-det algorithm (the learner's own act/update on the same losses, bandit feedback
-    computed inline, no metrics) — target ≤ 2.
+and, at small d, where per-call overhead rather than linear algebra is the cost (issue 23), through
+``simulate`` (with its metrics: regret, comparator, loss statistics, checks) over a plain numba loop of the
+same log-det algorithm and the same environment written here (`_logdet_floor`: x ~ N(0, Σ) normalised,
+the sampler, the estimate, the rank-one eigh or Jacobi rotation, the β Newton solve; no metrics):
+  * ``small-d ratio to compiled floor`` for the dense and the sparse sampler at d = 4 and 8, R = 4,
+    T = 10⁴ (target ≤ 2);
+  * ``R=1 ratio to compiled floor`` for the dense sampler at d = 4, T = 10⁵ (target ≤ 3);
+  * the first call's compile (or on-disk cache load) time of the kernels (onlinelab.kernels.compile_report).
+``simulate`` plays each block of 64 rounds in `onlinelab.kernels.logdet.logdet_block`; both sides are timed
+as the best of three after a warm-up run.
 
-Usage:  python benchmarks/bench_logdet.py [--d 16] [--replicates 128] [--rounds 2000]
+Usage:  python benchmarks/bench_logdet.py [--d 16] [--replicates 128] [--rounds 2000] [--small-only]
 """
 from __future__ import annotations
 
@@ -35,38 +40,138 @@ def eigh_floor(d: int, R: int, T: int, seed: int = 0) -> float:
     return time.perf_counter() - start
 
 
-def hand_loop(env, learner, d: int, R: int, T: int) -> float:
-    """The dense log-det algorithm alone: act, the realised loss of the sampled direction, update."""
-    from onlinelab.core.protocol import Context, Feedback
-    from onlinelab.core.rng import BatchRNG
-    e = env.clone()
-    e.reset(BatchRNG.from_seed(0, "environment", "hand", R), T)
-    losses = [e.emit(t, None) for t in range(1, T + 1)]  # drawn before the clock starts
-    rng = BatchRNG.from_seed(0, "learner", "hand", R)
-    state = learner.init(Context(d=d, T=T, replicates=R, psd=env.psd, fro_sq_mean=env.fro_sq_mean), rng)
-    start = time.perf_counter()
-    for loss in losses:
-        play = learner.act(state, rng)
-        x = loss.factors[:, :, 0]
-        value = -np.einsum("ri,ri->r", play.action, x) ** 2  # ⟨w, L w⟩ for L = −x xᵀ
-        state = learner.update(state, play, Feedback("bandit", value=value), rng)
-    return time.perf_counter() - start
+def _logdet_floor(T, R, d, sqrt_cov, eta, gamma, sparse, seed):
+    """Cumulative realised loss per replicate of bandit log-det OMD on spiked-covariance losses, in plain numba."""
+    np.random.seed(seed)
+    lam, U = np.full((R, d), 1.0 / d), np.zeros((R, d, d))
+    for r in range(R):
+        for j in range(d):
+            U[r, j, j] = 1.0
+    total, g, x, w, v, a, lh = np.zeros(R), np.empty(d), np.empty(d), np.empty(d), np.empty(d), np.empty(d), np.empty(d)
+    M = np.empty((d, d))
+    for _ in range(T):
+        for r in range(R):
+            for j in range(d):                                  # the environment: x = Σ^½ g / ‖Σ^½ g‖
+                g[j] = np.random.standard_normal()
+            nrm = 0.0
+            for j in range(d):
+                x[j] = 0.0
+                for k in range(d):
+                    x[j] += sqrt_cov[j, k] * g[k]
+                nrm += x[j] * x[j]
+            for j in range(d):
+                x[j] /= np.sqrt(nrm)
+                lh[j] = (1 - gamma) * lam[r, j] + gamma / d
+                a[j] = 1.0 / lam[r, j]
+            u0, u1, u2 = np.random.random(), np.random.random(), np.random.random()
+            i, jj, run0, run1 = d - 1, d - 1, 0.0, 0.0            # the categorical draws (λ̂ sums to 1)
+            for k in range(d):
+                run0 += lh[k]
+                if run0 > u1 and i == d - 1:
+                    i = k
+                run1 += lh[k]
+                if run1 > u2 and jj == d - 1:
+                    jj = k
+            for j in range(d):
+                if sparse:
+                    sig = 1.0 if u0 < 0.5 else -1.0
+                    w[j] = U[r, j, i] if i == jj else (U[r, j, i] + sig * U[r, j, jj]) / np.sqrt(2.0)
+                else:
+                    v[j] = (1.0 if np.random.random() < 0.5 else -1.0) * np.sqrt(lh[j])
+            if not sparse:
+                for j in range(d):
+                    w[j] = U[r, j, i]
+                    if u0 >= 0.5:
+                        w[j] = 0.0
+                        for k in range(d):
+                            w[j] += U[r, j, k] * v[k]
+            proj = 0.0
+            for j in range(d):
+                proj += w[j] * x[j]
+            ell = -proj * proj
+            total[r] += ell
+            if not sparse and u0 < 0.5:
+                a[i] += eta * 2 * ell / lh[i]
+            elif not sparse:
+                for j in range(d):
+                    a[j] -= eta * ell / lh[j]
+                    v[j] = v[j] / lh[j]                          # s_j/√λ̂_j
+                for j in range(d):
+                    for k in range(d):
+                        M[j, k] = (a[j] if j == k else 0.0) + eta * ell * v[j] * v[k]
+                evals, V = np.linalg.eigh(M)
+                a[:] = evals
+                U[r] = U[r] @ V
+            elif i == jj:
+                a[i] += eta * ell / (lh[i] * lh[i])
+            else:
+                c = eta * (1.0 if u0 < 0.5 else -1.0) * ell / (2 * lh[i] * lh[jj])
+                th = 0.5 * np.arctan2(2 * c, a[i] - a[jj])
+                cs, sn = np.cos(th), np.sin(th)
+                p, q = a[i], a[jj]
+                a[i] = p * cs * cs + 2 * c * sn * cs + q * sn * sn
+                a[jj] = p * sn * sn - 2 * c * sn * cs + q * cs * cs
+                for j in range(d):
+                    uI, uJ = U[r, j, i], U[r, j, jj]
+                    U[r, j, i], U[r, j, jj] = cs * uI + sn * uJ, -sn * uI + cs * uJ
+            amin = a.min()
+            s = 1.0
+            for _ in range(100):                                 # Newton on Σ 1/(c_i + s) = 1 from the left
+                f, df = -1.0, 0.0
+                for j in range(d):
+                    z = 1.0 / (a[j] - amin + s)
+                    f += z
+                    df += z * z
+                if abs(f) <= 1e-15:
+                    break
+                s += f / df
+            tot = 0.0
+            for j in range(d):
+                lam[r, j] = 1.0 / (a[j] - amin + s)
+                tot += lam[r, j]
+            for j in range(d):
+                lam[r, j] /= tot
+    return total
 
 
-def small_d(d: int = 4, R: int = 4, T: int = 10_000) -> None:
-    env = ol.make_environment("spiked-covariance", d=d)
-    learner = ol.make_learner("logdet-omd", sampler="dense")
+def best_of(run, k: int = 3) -> float:
+    best = float("inf")
+    for _ in range(k):
+        t0 = time.perf_counter()
+        run()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def small_d_ratio(sampler: str, d: int, R: int, T: int) -> tuple[float, float]:
+    """(simulate's best time, the compiled floor's best time) for log-det OMD with ``sampler`` at (d, R, T)."""
+    import numba
+    env, learner = ol.make_environment("spiked-covariance", d=d), ol.make_learner("logdet-omd", sampler=sampler)
+    p = learner.resolved_params(ol.Context(d=d, T=T, replicates=R, fro_sq_mean=env.fro_sq_mean))
+    floor = numba.njit(cache=True)(_logdet_floor)
+    args = (T, R, d, env.sqrt_cov, p["eta"], p["gamma"], sampler == "sparse")
+    floor(50, R, *args[2:], 0)
+    ol.simulate(env, [learner], T=200, replicates=R, seed=0)
+    t_floor = best_of(lambda: floor(*args, 1))
+    t_sim = best_of(lambda: ol.simulate(env, [learner], T=T, replicates=R, seed=0))
+    return t_sim, t_floor
+
+
+def small_d(R: int = 4, T: int = 10_000, r1_rounds: int = 100_000) -> None:
+    from onlinelab.kernels.jit import compile_report
     with threadpool_limits(1):
-        loop = hand_loop(env, learner, d, R, T)
-        start = time.perf_counter()
-        res = ol.simulate(env, {"dense": learner}, T=T, replicates=R, seed=0)
-        total = time.perf_counter() - start
-        loop = min(loop, hand_loop(env, learner, d, R, T))  # both sides of the run: a noisy machine
-    timing = res.meta["timings"][res.environments[0]]
-    print(f"d={d} R={R} T={T}: hand-written loop {loop:.3f} s ({1e6 * loop / T:.0f} µs/round), simulate "
-          f"{total:.3f} s ({1e6 * total / T:.0f} µs/round; learner {timing['learner_s']['dense']:.3f} s, "
-          f"environment {timing['env_s']:.3f} s, metrics {timing['metrics_s']:.3f} s)")
-    print(f"small-d ratio to hand-written loop: {total / loop:.2f}")
+        for sampler in ("dense", "sparse"):
+            for d in (4, 8):
+                sim, floor = small_d_ratio(sampler, d, R, T)
+                print(f"{sampler} d={d} R={R} T={T}: simulate {sim:.3f} s ({1e6 * sim / (T * R):.2f} µs per "
+                      f"replicate-round), compiled floor {floor:.3f} s ({1e6 * floor / (T * R):.2f} µs)")
+                print(f"small-d ratio to compiled floor ({sampler}, d={d}): {sim / floor:.2f}")
+        sim, floor = small_d_ratio("dense", 4, 1, r1_rounds)
+        print(f"dense d=4 R=1 T={r1_rounds}: simulate {sim:.3f} s, compiled floor {floor:.3f} s")
+        print(f"R=1 ratio to compiled floor (dense, d=4): {sim / floor:.2f}")
+    for name, secs in compile_report().items():
+        if "logdet" in name:
+            print(f"compile (or cache load) of {name}: {secs:.2f} s")
 
 
 def main(argv=None) -> None:
@@ -74,7 +179,11 @@ def main(argv=None) -> None:
     p.add_argument("--d", type=int, default=16)
     p.add_argument("--replicates", type=int, default=128)
     p.add_argument("--rounds", type=int, default=2000)
+    p.add_argument("--small-only", action="store_true", help="only the small-d lines (issue 23)")
     args = p.parse_args(argv)
+    if args.small_only:
+        small_d()
+        return
     d, R, T = args.d, args.replicates, args.rounds
     env = ol.make_environment("spiked-covariance", d=d)
     learner = ol.make_learner("logdet-omd", sampler="dense")

@@ -13,9 +13,10 @@ docs/theory/01-bandit-pca.md), repeating the numpy reference operation by operat
   eigh (LAPACK's, as numpy's; then ``U V`` through BLAS, as numpy's matmul) or one Jacobi rotation;
 * the β solve of theory §1.4 (`shift_solve_into`, the Newton steps counted) and the normalisation.
 
-The learner re-orthonormalises between calls (every ``reorth_every`` rounds, in numpy), so a block is
-played in segments that end at those rounds.  Run it through `run` (`onlinelab.kernels.rowops.call`
-after binding this module's helpers); None means numba cannot compile here.
+The learner re-orthonormalises every ``reorth_every`` rounds; the kernel measures the error there and
+returns early only when numpy's check could act (`orthonormality_reached`), so a block is usually one
+call.  Run it through `run` (`onlinelab.kernels.rowops.call` after binding this module's helpers); None
+means numba cannot compile here.
 
 >>> import numpy as np
 >>> a = np.array([1.0, 2.0]); b = np.array([3.0, 4.0])
@@ -33,6 +34,7 @@ from onlinelab.kernels.jit import Kernel, kernel
 
 EPS = rowops.EPS
 DENSE, SPARSE = 0, 1
+REORTH_SAFE = 0.9e-12   # numpy's check re-orthonormalises above 1e-12; the two error sums differ by ~1e-15
 
 
 def einsum_dot(a, b, n):
@@ -112,12 +114,17 @@ def shift_solve_into(a, out, work):
 
 
 @kernel
-def logdet_block(X, coef, uniforms, lam, U, eta, gamma, sampler, i0, i1, plays_lam, plays_U, realized, unstable):
+def logdet_block(X, coef, uniforms, lam, U, eta, gamma, sampler, i0, i1, plays_lam, plays_U, realized, unstable,
+                 reorth, safe):
     """Rounds i0 … i1 − 1 of a block: ``lam`` (R, d), ``U`` (R, d, d) and ``unstable`` (R,) updated in place;
-    plays (n, R, d) and (n, R, d, d) and realised losses (n, R) written; returns the most Newton steps.
+    plays (n, R, d) and (n, R, d, d) and realised losses (n, R) written.
 
     ``X`` (n, R, d) holds the losses' factors, ``coef`` their coefficient, ``uniforms`` (n, R, m) each
-    round's draws (m = d + 2 dense, 3 sparse).
+    round's draws (m = d + 2 dense, 3 sparse).  ``reorth[i]`` marks the rounds after which the learner
+    re-orthonormalises: there the kernel measures ‖UᵀU − I‖_F and, if some replicate's reaches ``safe``
+    (`REORTH_SAFE`: the numpy check's tolerance 1e-12 less a margin far above rounding), stops so that
+    numpy re-orthonormalises exactly; below it numpy's check would change nothing.  Returns (the most
+    Newton steps, the round after which it stopped, i1 if none).
     """
     R, d = lam.shape
     lam_hat, w, v, a, work = np.empty(d), np.empty(d), np.empty(d), np.empty(d), np.empty(d)
@@ -188,10 +195,28 @@ def logdet_block(X, coef, uniforms, lam, U, eta, gamma, sampler, i0, i1, plays_l
             if amin <= 0:
                 unstable[r] += 1
             most = max(most, steps)
-    return most
+        if reorth[i] and orthonormality_reached(U, safe):
+            return most, i + 1
+    return most, i1
 
 
-_HELPERS = ("einsum_dot", "shift_solve_into")
+def orthonormality_reached(U, safe):
+    """Whether some replicate's ‖UᵀU − I‖_F reaches ``safe`` (then numpy decides and re-orthonormalises)."""
+    R, d = U.shape[0], U.shape[1]
+    for r in range(R):
+        err = 0.0
+        for j in range(d):
+            for k in range(d):
+                g = -1.0 if j == k else 0.0
+                for m in range(d):
+                    g += U[r, m, j] * U[r, m, k]
+                err += g * g
+        if np.sqrt(err) >= safe:
+            return True
+    return False
+
+
+_HELPERS = ("einsum_dot", "shift_solve_into", "orthonormality_reached")
 _BOUND: list[bool] = []
 
 

@@ -162,7 +162,8 @@ class LogDetOMD(Learner):
         Only the built-in class with a bandit sampler at d ≤ 16, kernels switched on and compiling here: the
         block's uniforms (d + 2 per round and replicate dense, 3 sparse: the numbers n rounds of `act` would
         take, in the same order) are drawn at once and `onlinelab.kernels.logdet.logdet_block` repeats `act`
-        and `update` operation by operation, re-orthonormalising in numpy at the same rounds.  Declining
+        and `update` operation by operation; at the re-orthonormalisation rounds it measures the error and hands
+        over to numpy's `reorthonormalise` wherever that could act, so the same rounds change.  Declining
         (None) leaves the slot to play the rounds through `act`/`update`: the numpy reference.  Returns
         ``(state, plays, realized)``: the mixed plays stacked like the block's losses and ℓ_t = wᵀL_t w, (n, R).
         """
@@ -171,22 +172,22 @@ class LogDetOMD(Learner):
                 or type(block.stacked) is not FactoredLoss or X.shape[2] != 1):
             return None
         n, m = block.n, (d + 2 if self.sampler == "dense" else 3)
-        args = [np.ascontiguousarray(X[:, :, 0]).reshape(n, R, d), float(block.stacked.coef[0]), None,
+        rounds, most, i0 = state.rounds, state.newton_max, 0
+        reorth = (np.arange(rounds + 1, rounds + n + 1) % self.reorth_every) == 0    # after round i: reorth[i]
+        args = [np.ascontiguousarray(X[:, :, 0]).reshape(n, R, d), float(block.stacked.coef[0]), np.empty((0, R, m)),
                 state.lam.copy(), np.ascontiguousarray(state.U, dtype=float).copy(), state.eta, state.gamma,
                 logdet_kernels.DENSE if self.sampler == "dense" else logdet_kernels.SPARSE, 0, 0,
-                np.empty((n, R, d)), np.empty((n, R, d, d)), np.empty((n, R)), state.unstable.astype(np.int64)]
-        args[2] = np.empty((0, R, m))
+                np.empty((n, R, d)), np.empty((n, R, d, d)), np.empty((n, R)), state.unstable.astype(np.int64), reorth,
+                logdet_kernels.REORTH_SAFE]
         if logdet_kernels.run(logdet_kernels.logdet_block, *args) is None:   # zero rounds: compiled before any
             return None                                                      # draw, so declining keeps the stream
         args[2] = np.ascontiguousarray(np.swapaxes(rng.random((n, m)), 0, 1))
-        rounds, most, i0 = state.rounds, state.newton_max, 0
-        while i0 < n:                                     # segments end where update re-orthonormalises
-            i1 = min(n, i0 + self.reorth_every - (rounds + i0) % self.reorth_every)
-            args[8:10] = i0, i1
-            most = max(most, logdet_kernels.run(logdet_kernels.logdet_block, *args))
-            if (rounds + i1) % self.reorth_every == 0:
+        while i0 < n:                   # one call, unless numpy's re-orthonormalisation may act after some round
+            args[8:10] = i0, n
+            steps, i0 = logdet_kernels.run(logdet_kernels.logdet_block, *args)
+            most = max(most, steps)
+            if i0 < n or reorth[n - 1]:
                 args[4] = np.ascontiguousarray(reorthonormalise(args[4]))
-            i0 = i1
         lam, U, plays_lam, plays_U, realized, unstable = args[3], args[4], args[10], args[11], args[12], args[13]
         new = LogDetState(lam, U, state.eta, state.gamma, rounds + n, unstable.astype(state.unstable.dtype), most)
         return new, EigenPlay(plays_lam.reshape(n * R, d), plays_U.reshape(n * R, d, d)), realized

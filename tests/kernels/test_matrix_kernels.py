@@ -88,6 +88,16 @@ def test_every_small_dimension(d, name, kw, kern, monkeypatch):
     assert_same(fast, plain)
 
 
+@pytest.mark.parametrize("name, kw, kern", LEARNERS[:4], ids=IDS[:4])
+def test_every_reorthonormalisation_round_handed_to_numpy(name, kw, kern, monkeypatch):
+    """With the kernel's safe threshold at 0 it stops at every re-orthonormalisation round and numpy's
+    `reorthonormalise` decides there: still the numpy path's numbers bit for bit."""
+    monkeypatch.setattr(KL, "REORTH_SAFE", 0.0)
+    fast, plain = both_paths(make_env("spiked-covariance", 6), ol.make_learner(name, **kw), T=150, replicates=2,
+                             seed=8, checkpoints=[20, 150])
+    assert_same(fast, plain)
+
+
 @pytest.mark.parametrize("name, kw, kern", LEARNERS, ids=IDS)
 def test_blocks_equal_round_by_round(name, kw, kern):
     """Delay 0 plays every round through act/update and the environment's emit: the compiled blocks give the
