@@ -27,6 +27,7 @@ Z95 = 1.959963984540054
 LINESTYLES = ("--", ":", "-.", (0, (5, 1, 1, 1, 1, 1)), (0, (1, 3)), (0, (8, 2)))
 MARKERS = ("o", "s", "^", "v", "D", "x", "P", "*")
 PANEL_SIZE = (5.2, 3.9)
+BAND_ALPHA = 0.3
 
 
 def bound_styles(names) -> dict:
@@ -103,9 +104,12 @@ def band(ax, x, curve, color, floor: float = 0.0):
     """
     if curve["n"].max() < 2:
         return None
+    from matplotlib.colors import to_rgba
     lo = np.maximum(curve["mean"] - Z95 * curve["se"], floor)
     hi = np.maximum(curve["mean"] + Z95 * curve["se"], floor)
-    return ax.fill_between(np.asarray(x), lo, hi, color=color, alpha=0.2, lw=0)
+    # a visible fill with a thin darker edge: a narrow band still reads as a band (issue 22)
+    return ax.fill_between(np.asarray(x), lo, hi, facecolor=to_rgba(color, BAND_ALPHA),
+                           edgecolor=to_rgba(color, 0.75), lw=0.6)
 
 
 def band_handle(replicates: int):
@@ -119,11 +123,15 @@ def band_handle(replicates: int):
     if replicates < 2:
         return None
     from matplotlib.patches import Patch
-    return Patch(color="0.6", alpha=0.4, label=f"mean ± 1.96 SE over {replicates} replicates")
+    return Patch(facecolor=(0.4, 0.4, 0.4, BAND_ALPHA), edgecolor=(0.4, 0.4, 0.4, 0.75), lw=0.6,
+                 label=f"mean ± 1.96 SE over {replicates} replicates")
 
 
-def finish(fig, axes, xlabel: str, ylabel: str, titles, extra_handles=()):
+def finish(fig, axes, xlabel: str, ylabel: str, titles, extra_handles=(), notes=()):
     """Label every panel, title it, and put one de-duplicated legend outside the axes; returns ``(fig, axes)``.
+
+    ``notes`` (why a bound is n/a, which curves coincide) go in small type below the figure, never into
+    the legend, whose entries stay short.
 
     On a constrained layout (figures from `new_figure`) the legend is a figure legend in the
     layout's outside right margin; on another figure it is anchored right of the last panel.
@@ -142,6 +150,8 @@ def finish(fig, axes, xlabel: str, ylabel: str, titles, extra_handles=()):
         One title per panel.
     extra_handles : sequence of artists, default ()
         Legend entries not drawn on the axes (e.g. `band_handle`); None entries are skipped.
+    notes : sequence of str, default ()
+        Lines written below the figure (duplicates once).
     """
     handles: dict = {}
     xlabels = [xlabel] * len(axes) if isinstance(xlabel, str) else list(xlabel)
@@ -161,7 +171,56 @@ def finish(fig, axes, xlabel: str, ylabel: str, titles, extra_handles=()):
     else:
         axes[-1].legend(list(handles.values()), list(handles), loc="upper left", bbox_to_anchor=(1.02, 1.0),
                         borderaxespad=0.0, fontsize=8)
+    notes = list(dict.fromkeys(notes))
+    if notes:
+        import textwrap
+        text = "\n".join(textwrap.fill(n, 150, subsequent_indent="    ") for n in notes)
+        if isinstance(fig.get_layout_engine(), ConstrainedLayoutEngine):
+            fig.supxlabel(text, fontsize=7, ha="left", x=0.0, multialignment="left")  # laid out below the axes
+        else:
+            fig.text(0.0, -0.02, text, fontsize=7, ha="left", va="top", transform=fig.transFigure)
     return fig, axes
+
+
+def coinciding(curves: dict, rtol: float = 1e-9) -> list[str]:
+    """Notes naming curves drawn on top of one another: same abscissae, ordinates equal to ``rtol`` of their scale.
+
+    Parameters
+    ----------
+    curves : dict
+        Label → ``(x, y)`` arrays.
+    rtol : float, default 1e-9
+        Relative tolerance (to the largest absolute ordinate of the pair).
+
+    >>> coinciding({"a": ([1, 2], [1.0, 2.0]), "b": ([1, 2], [1.0, 2.0]), "c": ([1, 2], [1.0, 3.0])})
+    ['a and b coincide (drawn on top of one another; told apart by their markers)']
+    """
+    labels, out, seen = list(curves), [], set()
+    for i, a in enumerate(labels):
+        if a in seen:
+            continue
+        xa, ya = (np.asarray(v, dtype=float) for v in curves[a])
+        same = [b for b in labels[i + 1:] if b not in seen and np.shape(curves[b][0]) == xa.shape
+                and np.array_equal(np.asarray(curves[b][0], dtype=float), xa)
+                and np.allclose(np.asarray(curves[b][1], dtype=float), ya, rtol=0.0,
+                                atol=rtol * max(float(np.nanmax(np.abs(ya), initial=0.0)), 1e-300), equal_nan=True)]
+        seen.update(same)
+        if same:
+            out.append(f"{' and '.join([a, *same])} coincide (drawn on top of one another; told apart by their "
+                       "markers)")
+    return out
+
+
+def learner_style(i: int) -> dict:
+    """The ``i``-th learner's main curve: solid, its own marker, markers staggered so coinciding curves show both.
+
+    Parameters
+    ----------
+    i : int
+        The learner's position.
+    """
+    return {"linestyle": "-", "marker": MARKERS[i % len(MARKERS)], "markersize": 5, "fillstyle": "none",
+            "markevery": (0.013 * (i % 7), 0.1), "lw": 2.2 - 0.4 * (i % 3)}
 
 
 def save_figure(fig, path, dpi: int = 110) -> None:

@@ -1,11 +1,12 @@
 """Figures and tables from a `onlinelab.Result`: regret curves beside their bounds, and report.md.
 
 Regret is drawn as the replicate mean with a band of ± 1.96 standard errors; a learner keeps
-one colour and each of its bounds gets its own line style and marker, labelled
-``learner: bound``.  Bounds whose assumptions fail are left out unless ``show_na=True`` (then
-faint and marked "n/a").  Panels are titled with T, R, d and the seed; the legend sits outside
-the axes; streams are drawn against samples (rounds × block).  Axes are log-log so √T shapes
-read as slope ½.  The look is shared with the game figures (`onlinelab.runs.figures`).
+one colour and marker (coinciding curves are also named below the figure) and each of its bounds
+its own line style and marker, labelled ``learner: bound``.  Bounds whose assumptions fail are left
+out unless ``show_na=True`` (then faint, marked "n/a" in the legend, the failed assumptions written
+below the figure).  Bands have a visible fill and edge.  Panels are titled with T, R, d and the
+seed; the legend sits outside the axes; streams are drawn against samples (rounds × block).
+Axes are log-log so √T shapes read as slope ½.  The look is shared with the game figures (`onlinelab.runs.figures`).
 
 >>> import onlinelab as ol, matplotlib
 >>> matplotlib.use("Agg")
@@ -67,15 +68,18 @@ def plot_regret(result, ax=None, metric: str = "regret", environment=None, show_
     bounds = result.bounds()
     colors = {learner: f"C{i % 10}" for i, learner in enumerate(result.learners)}
     styles = F.bound_styles(bounds.bound)
-    xlabels, titles = [], []
+    xlabels, titles, notes = [], [], []
     for axis, env in zip(axes, envs, strict=False):  # a given ax may hold more Axes than environments
         scale, xlabel = x_axis(result, env)
         curves = result.curve(metric, environment=env)
         drawn_lower = set()   # lower bounds (theory §10) belong to the instance: drawn once a panel
+        mains = {}
         for learner in dict.fromkeys(curves["learner"]):
             color = colors[learner]
             c = curves[(curves["learner"] == learner) & (curves["t"] > 0)]
-            axis.plot(c["t"] * scale, np.maximum(c["mean"], FLOOR), color=color, lw=2, label=learner)
+            mains[learner] = (c["t"].to_numpy(), c["mean"].to_numpy())
+            axis.plot(c["t"] * scale, np.maximum(c["mean"], FLOOR), color=color, label=learner,
+                      **F.learner_style(list(colors).index(learner)))
             F.band(axis, c["t"] * scale, c, color, floor=FLOOR)
             if metric != "regret":
                 continue
@@ -83,13 +87,15 @@ def plot_regret(result, ax=None, metric: str = "regret", environment=None, show_
                 if not (b.holds or show_na) or (b.get("lower", False) and b.bound in drawn_lower):
                     continue
                 bc = result.curve(f"bound:{b.bound}", learner=learner, environment=env)
-                tag = "" if b.holds else f" (n/a: {b.failed_assumptions})"
+                tag = "" if b.holds else " (n/a)"   # the reason goes below the figure, not into the legend
                 who = learner
                 if b.get("lower", False):   # an instance's lower bound: drawn once, in black
                     who, color_b = "lower bound", "k"
                     drawn_lower.add(b.bound)
                 else:
                     color_b = color
+                if not b.holds:
+                    notes.append(f"n/a: {who}: {b.bound} on {env} (failed: {b.failed_assumptions})")
                 axis.plot(bc["t"] * scale, bc["mean"], color=color_b, lw=1.2,
                           alpha=1.0 if b.holds else 0.45, markersize=4, markevery=0.1, fillstyle="none",
                           label=f"{who}: {b.bound}{tag}", **styles[b.bound])
@@ -97,7 +103,9 @@ def plot_regret(result, ax=None, metric: str = "regret", environment=None, show_
         axis.set_yscale("log")
         xlabels.append(xlabel)
         titles.append(F.run_title(result.meta, env))
-    return F.finish(fig, axes, xlabels, metric, titles, [F.band_handle(int(result.meta.get("replicates", 1)))])
+        notes += [f"{env}: {n}" for n in F.coinciding(mains)]
+    return F.finish(fig, axes, xlabels, metric, titles, [F.band_handle(int(result.meta.get("replicates", 1)))],
+                    notes)
 
 
 def summary_markdown(result) -> str:

@@ -93,3 +93,49 @@ def test_compare_plot_is_log_log_with_bounds_per_run_replicates_and_honest_title
         np.testing.assert_allclose(ln.get_ydata(), expected["mean"][expected.t > 0], rtol=1e-12)
     assert held and all("[a3" in k or "[b5" in k for k in lines)
     assert_legend_outside(fig)
+
+
+@pytest.fixture(scope="module")
+def na_run():
+    import onlinelab as ol
+    return ol.simulate("spiked-covariance", [ol.make_learner("meg"), ol.make_learner("logdet-omd")], T=30,
+                       replicates=3, seed=3)
+
+
+def test_na_reasons_go_below_the_figure_not_into_the_legend(na_run):
+    failed = na_run.bounds()[~na_run.bounds().holds]
+    assert len(failed)
+    fig, axes = na_run.plot(show_na=True)
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    for _, b in failed.iterrows():
+        assert f"{b.learner}: {b.bound} (n/a)" in labels
+        assert f"n/a: {b.learner}: {b.bound} on spiked-covariance (failed: {b.failed_assumptions})" in \
+            fig._supxlabel.get_text().replace("\n    ", " ")
+    assert all("failed" not in label and len(label) < 60 for label in labels)
+    fig.canvas.draw()   # the notes sit below the axes and their x label
+    assert fig._supxlabel.get_window_extent().y1 <= axes[0].xaxis.label.get_window_extent().y0
+    assert_legend_outside(fig)
+    fig2, _ = na_run.plot()
+    assert fig2._supxlabel is None or not fig2._supxlabel.get_text()
+
+
+def test_bands_are_visible_and_curves_have_distinct_markers(na_run):
+    from matplotlib.collections import PolyCollection
+    fig, axes = na_run.plot()
+    bands = [c for c in axes[0].collections if isinstance(c, PolyCollection)]
+    assert len(bands) == 2
+    for band in bands:
+        assert band.get_facecolor()[0][3] >= 0.25 and band.get_linewidth()[0] > 0 and band.get_edgecolor()[0][3] > 0.5
+    mains = [ln for ln in axes[0].get_lines() if ln.get_label() in ("meg", "logdet-omd")]
+    assert len({ln.get_marker() for ln in mains}) == 2 and len({str(ln.get_markevery()) for ln in mains}) == 2
+
+
+def test_coinciding_curves_are_named_below_the_figure():
+    from onlinelab.runs.figures import coinciding
+    x = np.arange(1, 6)
+    y = np.sqrt(x)
+    assert coinciding({"hedge": (x, y), "omd-entropy": (x, y * (1 + 1e-12)), "ftl": (x, 2 * y)}) == [
+        "hedge and omd-entropy coincide (drawn on top of one another; told apart by their markers)"]
+    assert coinciding({"a": (x, y), "b": (x, y + 1e-3)}) == []
+    assert coinciding({"a": (x, y), "b": (x + 1, y)}) == []   # other abscissae: not the same curve
+    assert len(coinciding({"a": (x, y), "b": (x, y), "c": (x, y)})) == 1   # one note for a group of three
