@@ -23,6 +23,7 @@ from scipy.sparse.csgraph import shortest_path
 
 from onlinelab.core import validation as v
 from onlinelab.core.docs import shared_params
+from onlinelab.core.sizes import check_array
 from onlinelab.errors import DataError
 from onlinelab.manifold.base import MANIFOLD_PARAMS, ManifoldEstimator
 from onlinelab.manifold.checks import check_count
@@ -99,6 +100,13 @@ class ClassicalMDS(ManifoldEstimator):
     def __init__(self, n_components=2, dissimilarity="euclidean", solver="auto", random_state=0):
         self.n_components, self.dissimilarity, self.solver, self.random_state = (n_components, dissimilarity,
                                                                                   solver, random_state)
+
+    def _check_input(self, X):
+        """The points, and room for the dense m × m distances, kernel and its copy (`onlinelab.core.sizes`)."""
+        X = super()._check_input(X)
+        check_array(f"m = {X.shape[0]} points", (X.shape[0], X.shape[0]), copies=3,
+                    fix="embed a subset of the points, or use a method on a sparse neighbour graph (le, lle)")
+        return X
 
     def _fit(self, X):
         v.choice("dissimilarity", self.dissimilarity, ("euclidean", "precomputed"))

@@ -9,6 +9,7 @@ from onlinelab.errors import ConfigError, ConfigTypeError, DataError, UnknownNam
 from onlinelab.manifold.experiment import run_grid
 from onlinelab.manifold.laplacian import LaplacianEigenmaps
 from onlinelab.manifold.lle import LocallyLinearEmbedding
+from onlinelab.manifold.mds import ClassicalMDS, Isomap
 
 
 @pytest.fixture(autouse=True)
@@ -43,6 +44,11 @@ TABLE = [
      r"weights must be one of 'heat', 'binary', 'ale', 'vrle', 'precomputed', got 'gauss'"),
     ("a negative regulariser", lambda: LocallyLinearEmbedding(reg=-1).fit_transform(X), ConfigError,
      r"reg must be > 0, got -1\.0"),
+    ("Isomap on 10⁶ points", lambda: Isomap().fit_transform(np.zeros((10 ** 6, 2))), ConfigError,
+     r"^m = 1000000 points gives arrays of 1000000 × 1000000 entries, about 24 TB of memory, more than this "
+     r"machine's 64 GB; embed a subset of the points, or use a method on a sparse neighbour graph \(le, lle\)$"),
+    ("classical MDS on 10⁶ points", lambda: ClassicalMDS().fit_transform(np.zeros((10 ** 6, 2))), ConfigError,
+     r"^m = 1000000 points gives arrays of 1000000 × 1000000 entries"),
 ]
 
 
