@@ -183,7 +183,8 @@ def build_parser() -> argparse.ArgumentParser:
     chk = sub.add_parser("check", help="run the conformance checks on a registered environment or learner")
     chk.add_argument("kind", choices=["env", "learner"])
     chk.add_argument("name", help="registered name (see `onlinelab list`)")
-    chk.add_argument("--with", dest="partner", help="the learner (for env) or environment (for learner) to play")
+    chk.add_argument("--with", dest="partner", help="the learner (for env) or environment (for learner) to play "
+                     "(default: one that fits, the learner's reference_environment first)")
     chk.add_argument("--rounds", type=int, default=30)
     chk.set_defaults(func=cmd_check)
     sw = sub.add_parser("sweep", help="run every cell of a config's [sweep] grid (serially, on processes or dask)")

@@ -31,6 +31,7 @@ import pickle
 import numpy as np
 
 from onlinelab.core.base import Environment, Learner
+from onlinelab.core.compat import env_domain, mismatch
 from onlinelab.core.protocol import Context, HistoryView, frozen_mixed
 from onlinelab.core.registry import make_environment, make_learner
 from onlinelab.core.rng import BatchRNG
@@ -38,6 +39,8 @@ from onlinelab.errors import CheckError, ConfigError, OnlinelabError
 
 # a learner that can play each kind of domain, for checking an environment on its own
 REFERENCE_LEARNERS = {"spectraplex": "meg", "simplex": "ftrl", "euclidean": "sgd"}
+# the partner tried after a learner's own reference_environment (small and quick), before the others by name
+FALLBACK_ENVIRONMENT = "spiked-covariance"
 
 
 def _fresh(obj, maker):
@@ -128,6 +131,59 @@ def _reference_learner(env) -> Learner:
     return make_learner(name)
 
 
+def partner_environment(learner) -> Environment:
+    """An environment ``learner`` can play, for checking it on its own: its ``reference_environment`` if that fits,
+    else ``spiked-covariance`` if that fits, else the first registered environment (in name order, built with its
+    defaults) whose declarations fit it.
+
+    Fitting is `onlinelab.core.compat.mismatch`: decision set, feedback kind, loss sign, loss oracles and
+    prescience (see the guide to writing learners in ``docs/guide/``).  Raises `onlinelab.errors.CheckError`
+    naming ``--with ENV`` when none fits.
+
+    Parameters
+    ----------
+    learner : Learner
+        The learner to find a partner for.
+
+    Examples
+    --------
+    >>> partner_environment(make_learner("exp3")).domain
+    'simplex'
+    """
+    reference = getattr(learner, "reference_environment", None)
+    tried = []
+    for name, env in _default_environments(first=reference):
+        if mismatch(learner, env) is None:
+            return env
+        tried.append(f"{name} ({env_domain(env)})")
+    plays = getattr(learner, "plays", "any")
+    raise CheckError(f"{type(learner).__name__} (plays {plays!r}, feedback {learner.feedback!r}): no registered "
+                     f"environment with default parameters fits it; pass one with --with ENV (check_learner(..., "
+                     f"env=...)). Tried: {', '.join(tried) or 'none'}")
+
+
+def _default_environments(first=None):
+    """(name, instance with defaults) of every registered environment, ``first`` and a small spectral one first (d = 8,
+    quick to check), then by name; ones that cannot be built with their defaults are skipped."""
+    from onlinelab.core.registry import environment_names
+    for name in dict.fromkeys([n for n in (first, FALLBACK_ENVIRONMENT) if n] + environment_names()):
+        try:
+            yield name, make_environment(name)
+        except Exception:  # noqa: BLE001  (no usable defaults, or data that cannot load: not a partner)
+            continue
+
+
+def _check_partner(learner, env, label) -> None:
+    """Refuse a partner ``learner`` cannot play, before any run, naming environments that fit and ``--with``."""
+    why = mismatch(learner, env)
+    if why is None:
+        return
+    fit = [name for name, e in _default_environments() if mismatch(learner, e) is None]
+    fix = (f"pick a fitting partner with --with ENV, e.g. {', '.join(fit[:6])}" if fit
+           else "no registered environment fits it: pass your own with --with ENV")
+    raise CheckError(f"{type(learner).__name__} {why.format(env=repr(label))}; {fix}")
+
+
 def _shared_checks(subject, env, learner, T, R, seed, hint):
     """Parameters and pickling of ``subject``, a run, and the same run again: identical metrics."""
     _check_params(subject)
@@ -181,8 +237,7 @@ def check_learner(learner, env=None, *, T: int = 30, replicates: int = 2, seed: 
     learner : Learner or str
         The learner to check: an instance or a registered name.
     env : Environment, str or None, default None
-        The environment to play it against; ``None`` takes the learner's ``reference_environment``
-        or ``spiked-covariance``.
+        The environment to play it against; ``None`` picks one that fits (`partner_environment`).
     T : int, default 30
         Rounds of the test runs.
     replicates : int, default 2
@@ -193,9 +248,9 @@ def check_learner(learner, env=None, *, T: int = 30, replicates: int = 2, seed: 
     learner = _fresh(learner, make_learner)
     if not isinstance(learner, Learner):
         raise CheckError(f"{learner!r} is not an onlinelab.Learner; subclass onlinelab.Learner")
-    if env is None:
-        env = getattr(learner, "reference_environment", None) or "spiked-covariance"
-    env = _fresh(env, make_environment)
+    label = env if isinstance(env, str) else type(env).__name__
+    env = partner_environment(learner) if env is None else _fresh(env, make_environment)
+    _check_partner(learner, env, label)
     if learner.feedback not in ("full", "bandit", "first_order"):
         raise CheckError(f"{type(learner).__name__}.feedback = {learner.feedback!r}; use 'full', 'bandit' or "
                          "'first_order'")
