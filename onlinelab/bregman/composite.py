@@ -223,7 +223,7 @@ class ProxGradient:
         w, norm, k = restarted_fista(self.mapping, self.w0, target, max_iter)
         self.tau = tau
         return {"w_hat": w, "E_star": self.energy(w), "iterations": k, "step_norm": norm.tolist(),
-                "converged": bool(np.all(norm <= target))}
+                "converged": bool(np.all(norm <= target)), "target": target.tolist(), "max_iter": max_iter}
 
     def init(self):
         return (self.w0.copy(), self.w0.copy(), 0, 1.0)       # (w^k, y^k, k, t_{k+1})
@@ -267,8 +267,10 @@ class ProxGradient:
     def describe(self) -> dict:
         return {"name": self.name, **self.problem.describe(),
                 "params": {"step": self.tau, "accelerated": self.accelerated, "t_rule": self.t_rule},
-                "reference": None if self.ref is None else {k: self.ref[k] for k in ("iterations", "converged",
-                                                                                     "step_norm")}}
+                "reference": None if self.ref is None else {k: self.ref[k] for k in REF_KEYS}}
+
+
+REF_KEYS = ("iterations", "converged", "step_norm", "target", "max_iter")   # what describe() reports of the reference
 
 
 @single_blas

@@ -127,7 +127,7 @@ class LinearisedBregman:
                                    lambda s: 2.0 * D2 / (s.t[None, :] + 1.0) ** 2, pointwise=True))]
 
     def describe(self) -> dict:
-        keys = ("iterations", "converged", "grad_norm", "G_star", "G_star_lower")
+        keys = ("iterations", "converged", "grad_norm", "G_star", "G_star_lower", "target", "max_iter")
         return {"name": self.name, "problem": self.problem,
                 "params": {**self.params(), "tau": self.tau, "accelerated": self.accelerated,
                            "t_rule": self.t_rule, "momentum": self.momentum},
@@ -153,4 +153,5 @@ class LinearisedBregman:
         parts, _ = self.primal_point(x)
         return {"X_hat": x, "parts": parts, "G_star": self.energy(x),
                 "G_star_lower": -self.primal_value(self.feasible(parts)) / self.tau,
-                "grad_norm": gnorm.tolist(), "iterations": k, "converged": bool(np.all(gnorm <= target))}
+                "grad_norm": gnorm.tolist(), "iterations": k, "converged": bool(np.all(gnorm <= target)),
+                "target": target.tolist(), "max_iter": max_iter}

@@ -197,8 +197,24 @@ class IterationResult(Result):
         final = None if best is None else best["final_bound"]
         ratio = None if best is None or final <= 0 else float(self.final(best["metric"]).mean()) / final
         row.update(bound=final, bound_name=None if best is None else best["name"], ratio=ratio,
-                   breaches=len(it["breaches"]))
+                   breaches=len(it["breaches"]), no_rate=None if best is not None else self.why_no_rate())
         return pd.DataFrame([row])
+
+    def why_no_rate(self) -> str:
+        """Why no rate curve is checked: no reference solve, one stopped at its iteration cap (with how far from its
+        tolerance it got), or the failed assumptions of each curve."""
+        ref = (self.meta["iteration"].get("method") or {}).get("reference")
+        if not self.meta["bounds"]:
+            return "no reference solve (reference=False), so nothing to measure the gap to the optimum against"
+        if ref is not None and not ref.get("converged", True):
+            resid = np.asarray(ref.get("grad_norm", ref.get("step_norm")), dtype=float)
+            target = np.asarray(ref.get("target", np.nan), dtype=float) * np.ones_like(resid)
+            r = int(np.argmax(resid / target))
+            return (f"the reference solve stopped at its iteration cap ({ref['iterations']} iterations) with a "
+                    f"residual {resid[r]:.2g} above its tolerance {target[r]:.2g} (replicate {r}): the optimum is "
+                    "not known to that tolerance, so no rate is checked against it")
+        failed = sorted({k for b in self.meta["bounds"] for k, ok in b["assumptions"].items() if not ok})
+        return "assumptions failed: " + "; ".join(failed)
 
     def summary_text(self, markdown: bool = False) -> str:
         """The summary as a table (what ``onlinelab run`` / ``report`` print), then one line per breached curve.
@@ -214,7 +230,10 @@ class IterationResult(Result):
                  for m in self.meta["iteration"]["headline"]]
         cols += [Column("bound", "rate bound", na=NO_RATE), Column("bound_name", "rate", fmt="text", na=NO_RATE),
                  Column("ratio", "metric/bound", fmt=".3g", na=NO_RATE), Column("breaches", fmt="d")]
-        return "\n".join([format_table(self.summary(), cols, markdown=markdown)] + self.alarms())
+        table = self.summary()
+        if table["no_rate"].notna().any():   # say why, not a bare "not applicable"
+            cols.append(Column("no_rate", "why no rate", fmt="text", na=""))
+        return "\n".join([format_table(table, cols, markdown=markdown)] + self.alarms())
 
     def plot(self, ax=None, metric=None, environment=None):
         """Log-log curves of the headline metrics (or ``metric``), banded over replicates, with the rate curves in
