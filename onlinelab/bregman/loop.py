@@ -248,11 +248,23 @@ class IterationResult(Result):
         environment : str or None, default None
             Unused (one problem per result).
         """
-        from onlinelab.runs.figures import band, band_handle, bound_styles, finish, new_figure, run_title
+        from onlinelab.runs.figures import (
+            COUNT_METRICS,
+            band,
+            band_handle,
+            bound_styles,
+            count_axis,
+            finish,
+            new_figure,
+            run_title,
+        )
         fig, axes = new_figure(1, ax)
         axis = axes[0]
         names = [metric] if metric else self.meta["iteration"]["headline"]
+        counts = [m for m in names if m in COUNT_METRICS and len(names) > 1]  # their own linear axis (0 is no gap)
         for i, m in enumerate(names):
+            if m in counts:
+                continue
             c = self.curve(m)
             axis.plot(c["t"], np.maximum(c["mean"], 1e-16), color=f"C{i}", lw=2, label=m)
             band(axis, c["t"], c, f"C{i}", floor=1e-16)
@@ -263,11 +275,14 @@ class IterationResult(Result):
             axis.plot(c["t"], c["mean"], color=f"C{names.index(b['metric'])}", lw=1.2, markersize=4, markevery=0.1,
                       fillstyle="none", label=f"{self.learners[0]}: {b['name']} (bounds {b['metric']})",
                       **styles[b["name"]])
+        extra = count_axis(axis, {m: self.curve(m) for m in counts}, {m: f"C{names.index(m)}" for m in counts}) \
+            if counts else []
         axis.set_xscale("log")
-        axis.set_yscale("log")
+        axis.set_yscale("linear" if names[0] in COUNT_METRICS and not counts else "log")
         title = f"{self.learners[0]} on " + run_title(self.meta, self.environments[0])
         ylabel = metric if metric else "value (log scale)"
-        return finish(fig, axes, "iteration k", ylabel, [title], [band_handle(int(self.meta.get("replicates", 1)))])
+        return finish(fig, axes, "iteration k", ylabel, [title],
+                      [*extra, band_handle(int(self.meta.get("replicates", 1)))])
 
     def save(self, path, config: dict | None = None, force: bool = False):
         """Run directory: metrics.parquet, meta.json, config.toml, report.md (summary, bounds) and report.png.

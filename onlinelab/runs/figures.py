@@ -69,7 +69,7 @@ def new_figure(panels: int = 1, ax=None):
 
 
 def run_title(meta: dict, environment: str) -> str:
-    """``"<environment>\\nT = …, R = …, d = …, seed = …"`` from a run's metadata.
+    """``"<environment>\\nT = …, R = …, d = …, seed = …"`` from a run's metadata (no seed part when it is None).
 
     Parameters
     ----------
@@ -82,7 +82,8 @@ def run_title(meta: dict, environment: str) -> str:
     parts = [f"T = {meta.get('T')}", f"R = {meta.get('replicates')}"]
     if d is not None:
         parts.append(f"d = {d}")
-    parts.append(f"seed = {meta.get('seed')}")
+    if meta.get("seed") is not None:   # a run without randomness (given data) has no seed to state
+        parts.append(f"seed = {meta.get('seed')}")
     return f"{environment}\n" + ", ".join(parts)
 
 
@@ -327,3 +328,32 @@ def sweep_figure(summary, bounds, param: str, facets, metric: str, note: str, ax
         for axis in axes[:len(groups)]:
             axis.set_yscale("log")
     return finish(fig, axes[:len(groups)], param, f"final {metric} (mean, 95% t-interval)", titles)
+
+
+#: Metrics that count things (a rank, non-zeros, samples seen): drawn on their own linear axis, never on a log one.
+COUNT_METRICS = ("rank", "nnz", "seen")
+
+
+def count_axis(axis, curves: dict, colors: dict):
+    """Draw count curves on a linear twin axis right of ``axis``, from 0 with integer ticks; returns their handles.
+
+    A count is 0 before anything is found; on the log axis of gaps and residuals that 0 would be
+    clipped to a floor decades below the curves that matter, so counts get their own scale.
+
+    Parameters
+    ----------
+    axis : matplotlib Axes
+        The panel (its log y axis keeps the other metrics).
+    curves : dict
+        Metric name → `onlinelab.Result.curve` frame (columns ``t`` and ``mean``).
+    colors : dict
+        Metric name → colour.
+    """
+    from matplotlib.ticker import MaxNLocator
+    twin = axis.twinx()
+    handles = [twin.plot(c["t"], c["mean"], color=colors[name], lw=1.4, marker=".", markersize=4,
+                         drawstyle="steps-post", label=f"{name} (right axis)")[0] for name, c in curves.items()]
+    twin.set_ylim(bottom=0, top=max(1.0, 1.1 * max(float(np.nanmax(c["mean"], initial=0.0)) for c in curves.values())))
+    twin.yaxis.set_major_locator(MaxNLocator(integer=True))
+    twin.set_ylabel(f"count ({', '.join(curves)}; linear)")
+    return handles

@@ -139,3 +139,24 @@ def test_coinciding_curves_are_named_below_the_figure():
     assert coinciding({"a": (x, y), "b": (x, y + 1e-3)}) == []
     assert coinciding({"a": (x, y), "b": (x + 1, y)}) == []   # other abscissae: not the same curve
     assert len(coinciding({"a": (x, y), "b": (x, y), "c": (x, y)})) == 1   # one note for a group of three
+
+
+def test_robust_pca_counts_on_their_own_linear_axis_and_no_seed_none():
+    from onlinelab.bregman import robust_pca
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(20, 2)) @ rng.normal(size=(2, 15))
+    X[rng.random(X.shape) < 0.05] += 5.0
+    _, _, res = robust_pca(X, iters=40)
+    fig, axes = res.plot()
+    main, twin = axes[0], next(ax for ax in fig.axes if ax is not axes[0])
+    assert main.get_yscale() == "log" and twin.get_yscale() == "linear"
+    assert {ln.get_label() for ln in main.get_lines()}.isdisjoint({"rank", "nnz"})
+    assert [ln.get_label() for ln in twin.get_lines()] == ["rank (right axis)", "nnz (right axis)"]
+    for ln, m in zip(twin.get_lines(), ("rank", "nnz"), strict=True):   # the counts as logged, zeros kept at 0
+        np.testing.assert_array_equal(ln.get_ydata(), res.curve(m)["mean"])
+    assert twin.get_ylim()[0] == 0 and "count" in twin.get_ylabel()
+    assert main.get_ylim()[0] > 1e-6   # no clipped zeros drag the log axis down to 1e-16
+    assert "seed = None" not in main.get_title() and "T = 40" in main.get_title()
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert "rank (right axis)" in labels and "nnz (right axis)" in labels
+    assert_legend_outside(fig)
