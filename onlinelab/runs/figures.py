@@ -7,7 +7,11 @@
 * a learner has one colour; each of its bounds (or a game's rate curves) a distinct
   line style × marker (`bound_styles`), labelled ``learner: bound``;
 * `finish` labels the axes, titles each panel with T, R, d and the seed (`run_title`)
-  and places one legend outside the axes (right of them), so it never covers a curve.
+  and places one legend outside the axes (right of them), so it never covers a curve; long
+  notes (why a bound is n/a, which curves coincide: `coinciding`) go below the figure;
+* learners get distinct markers (`learner_style`); counts such as a rank get their own linear
+  axis (`count_axis`); sweeps get a panel per configuration and log axes for log-spaced grids
+  (`sweep_figure`, `log_spaced`).
 
 >>> import matplotlib; matplotlib.use("Agg")
 >>> fig, axes = new_figure(2)
