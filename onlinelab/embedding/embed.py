@@ -24,7 +24,7 @@ import numpy as np
 
 from onlinelab.core import validation as v
 from onlinelab.embedding.bounds import centred_eta, paper_eta
-from onlinelab.embedding.dual import SOLVERS, _finite_matrix, unit_rows
+from onlinelab.embedding.dual import SOLVERS, _finite_matrix, max_distortion, unit_rows
 from onlinelab.embedding.game import play_embedding_game
 from onlinelab.embedding.pairs import UnitPairs
 from onlinelab.errors import ConfigError
@@ -77,7 +77,12 @@ class NearIsometricEmbedding:
     components_ : numpy.ndarray, shape (d, k)
         Orthonormal columns spanning the embedding; ``transform`` projects onto them.
     max_distortion_ : float
-        Its maximum distortion over the pairs (the better of the best iterate and the average).
+        Its maximum distortion over the pairs (the better of the best iterate and the average), computed directly
+        from the unit differences: accurate to rounding on badly scaled data too.
+    certificate_ : dict
+        How the bracket ``dual_bound_ ≤ p⋆ ≤ max_distortion_`` was checked: ``relative_tol``, ``rounding`` (the
+        distortions' rounding bound for this data), ``closest_excess`` (the largest side-over-side excess seen;
+        > 0 means met only to rounding) and ``tol_there`` (the tolerance it was compared with).
     dual_bound_ : float
         Certified lower bound on p⋆: the largest dual value g(λ) seen (g(λ̄) at the end, or better).
     history : pandas.DataFrame
@@ -121,7 +126,10 @@ class NearIsometricEmbedding:
         self.components_ = np.asarray(res.solution["V"])
         self.lambda_ = np.asarray(res.solution["lambda"])
         self.projector_ = np.asarray(res.solution["projector"])
-        self.max_distortion_ = float(last["distortion"])     # ε of the output V, the better of best and average
+        # ε of the output V (the better of best and average), from its unit differences directly: exact to
+        # rounding whatever the data's scale (the game's pair path is checked against it in tests)
+        self.max_distortion_ = max_distortion(X, self.components_)
+        self.certificate_ = dict(res.meta["game"]["certificate"])   # tolerance and closest excess of the bracket
         self.dual_bound_ = float(last["dual_best"])
         self.output_ = res.meta["game"]["output"]
         self.n_pairs_, self.n_features_in_ = X.shape

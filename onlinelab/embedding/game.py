@@ -184,6 +184,8 @@ def play_embedding_game(X: np.ndarray, k: int, *, T: int = 120, eta: float, solv
          "first": None}
     rows: dict[str, list] = {}
     breaches: list[dict] = []
+    rounding = pairs.rounding(k)      # each distortion is exact to ± this (scaled to the data, `UnitPairs.rounding`)
+    closest = {"excess": -np.inf, "tol": 0.0}   # the largest lhs − rhs of any check, breached or not
 
     def loss_for(role, other_play):
         if role == "P":
@@ -232,8 +234,12 @@ def play_embedding_game(X: np.ndarray, k: int, *, T: int = 120, eta: float, solv
                   ("g(λ̄) ≤ ε(P̄) (Fantope bracket)", g_avg, eps_P),
                   ("gap ≤ regret", values["gap"], regret))
         for which, lhs, rhs in checks:
-            if lhs > rhs + BRACKET_TOL * (1 + abs(lhs) + abs(rhs)):
-                breaches.append({"t": t, "which": which, "replicate": 0, "lhs": float(lhs), "rhs": float(rhs)})
+            allowed = BRACKET_TOL * (1 + abs(lhs) + abs(rhs)) + 2 * rounding
+            if lhs - rhs > closest["excess"]:
+                closest.update(excess=float(lhs - rhs), tol=float(allowed))
+            if lhs > rhs + allowed:
+                breaches.append({"t": t, "which": which, "replicate": 0, "lhs": float(lhs), "rhs": float(rhs),
+                                 "tol": float(allowed)})
 
     start = time.perf_counter()
     runtime = run_rounds(players, ("lambda", "P"), T, loss_for, on_plays, after_updates)
@@ -244,7 +250,10 @@ def play_embedding_game(X: np.ndarray, k: int, *, T: int = 120, eta: float, solv
     use_best = s["eps_best"] < rows["distortion_average"][-1][0]
     meta = {"kind": "embedding", "T": T, "replicates": 1, "seed": 0, "status": "complete",
             "game": {"kind": "near-isometric embedding", "n_pairs": n, "d": d, "k": k, "eta": eta, "solver": solver,
-                     "order": "lambda-first", "breaches": breaches, "output": "best" if use_best else "average",
+                     "order": "lambda-first", "breaches": breaches,
+                     "certificate": {"relative_tol": BRACKET_TOL, "rounding": rounding,
+                                     "closest_excess": closest["excess"], "tol_there": closest["tol"]},
+                     "output": "best" if use_best else "average",
                      "x_player": {"name": "omd", "params": lam_player.get_params()},
                      "y_player": {"name": "top-k", "params": p_player.get_params()}},
             "timings": {env: {"wall_s": wall, "learner_s": {label: runtime["lambda"] + runtime["P"]}}},
@@ -258,6 +267,7 @@ def play_embedding_game(X: np.ndarray, k: int, *, T: int = 120, eta: float, solv
                        "V": s["V_best"] if use_best else s["V_avg"],
                        "lambda": s["lam_best"] if use_best else T_bar}
     for b in breaches:
-        warnings.warn(f"EMBEDDING BRACKET BREACHED at t = {b['t']}: {b['which']} ({b['lhs']:.6g} > {b['rhs']:.6g}); "
+        warnings.warn(f"EMBEDDING BRACKET BREACHED at t = {b['t']}: {b['which']} ({b['lhs']:.6g} > {b['rhs']:.6g} "
+                      f"by more than the tolerance {b['tol']:.3g}, rounding {rounding:.3g} of this data included); "
                       "theory §5 says this cannot happen — a bug", BoundViolationWarning, stacklevel=2)
     return result

@@ -17,6 +17,9 @@ import numpy as np
 from onlinelab.embedding.dual import _finite_matrix, captured
 from onlinelab.errors import ConfigError
 
+EPS = float(np.finfo(float).eps)
+DOUBT = 1e-13   # a pair whose pair-path rounding bound exceeds this is computed directly (far below BRACKET_TOL 1e-9)
+
 
 def check_pairs(r: int, d: int, T: int | None = None, *, field: str = "points", rounds_field: str = "T") -> None:
     """Refuse r points in dimension d whose n = r(r − 1)/2 pairs cannot fit in memory (or, given T, in time).
@@ -96,8 +99,10 @@ class UnitPairs:
     orthonormal V, so the numerator's cancellation costs at most about (d + k)·ε·(‖p_i‖ + ‖p_j‖)²
     absolute, i.e. (d + k)·ε·ρ² relative to the pair with ρ = max (‖p_i‖ + ‖p_j‖)/D_ij — small after
     centring (ρ² ≈ 23 for the 142 fives of the benchmark: a bound of 4e-13; measured 2e-15;
-    tests/embedding/test_embedding_pairs.py).  Badly scaled points make ρ large and the pair path less exact.
-    Built from differences (`from_rows`) it computes X·V.
+    tests/embedding/test_embedding_pairs.py).  Badly scaled points make ρ large and the pair path less exact:
+    the pairs whose bound (d + k)·ε·ρ² exceeds `DOUBT` (clusters 10⁷ apart: ρ² ≈ 10¹⁴ within a cluster) are
+    computed directly, ‖Vᵀx_ij‖² from their unit difference x_ij (formed by subtraction, so as exact as the
+    data), and `rounding` reports the bound that remains.  Built from differences (`from_rows`) it computes X·V.
 
     Parameters
     ----------
@@ -120,7 +125,38 @@ class UnitPairs:
             At least two points, no duplicates, no NaN.
         """
         P, i, j, X, sq = point_pairs(points)
-        return cls(X, (P, i * P.shape[0] + j, sq))
+        norms = np.sqrt(np.einsum("ij,ij->i", P, P))
+        rho_sq = (norms[i] + norms[j]) ** 2 / sq          # ρ² per pair: the pair path's error is (d + k)·ε·ρ²
+        return cls(X, (P, i * P.shape[0] + j, sq, rho_sq))
+
+    def doubtful(self, k: int) -> np.ndarray:
+        """Indices of the pairs whose pair-path rounding bound (d + k)·ε·ρ² exceeds `DOUBT` (computed directly).
+
+        Parameters
+        ----------
+        k : int
+            Target dimension.
+        """
+        if self._points is None:
+            return np.empty(0, dtype=int)
+        return np.flatnonzero(self._points[3] * ((self.X.shape[1] + k) * EPS) > DOUBT)
+
+    def rounding(self, k: int) -> float:
+        """A bound on the absolute rounding of ``captured`` (k columns) over every pair, scaled to the data: (d + k)·ε
+        times ρ² on the pair path (at most `DOUBT` there, the rest being direct) or times 1 on the direct path, plus
+        4ε·max ρ for the unit differences themselves (centring and subtracting points of norm ρ·D_ij).
+
+        Parameters
+        ----------
+        k : int
+            Target dimension.
+        """
+        unit = (self.X.shape[1] + k) * EPS
+        if self._points is None:
+            return unit
+        rho_sq = self._points[3]
+        kept = rho_sq[rho_sq * unit <= DOUBT]
+        return float(max(unit, unit * kept.max(initial=0.0)) + 4 * EPS * np.sqrt(rho_sq.max()))
 
     @classmethod
     def from_rows(cls, X) -> UnitPairs:
@@ -143,7 +179,7 @@ class UnitPairs:
         """
         if self._points is None:
             return captured(self.X, V)
-        P, flat, sq = self._points
+        P, flat, sq, _ = self._points
         r, k = P.shape[0], V.shape[1]
         A, B = np.empty((r, k + 2)), np.empty((r, k + 2))       # A = [Y, s, 1], B = [−2Y, 1, s]:
         Y = A[:, :k]                                            # A Bᵀ = s_i + s_j − 2 G_ij in one product
@@ -154,6 +190,9 @@ class UnitPairs:
         out = (A @ B.T).take(flat)
         np.maximum(out, 0.0, out=out)                           # a rounded −0 is still a squared length
         out /= sq
+        doubt = self.doubtful(k)
+        if doubt.size:                                          # badly scaled pairs: directly, from x_ij
+            out[doubt] = captured(self.X[doubt], V)
         return out
 
 

@@ -102,7 +102,8 @@ class EmbeddingResult(GameResult):
         parts = [format_table(self.summary(), self.SUMMARY_COLUMNS, markdown=markdown)]
         if self.meta.get("baselines"):
             parts.append(format_table(self.meta["baselines"], BASELINE_COLUMNS, markdown=markdown))
-        return "\n\n".join(parts + (["\n".join(self.alarms())] if self.alarms() else []))
+        lines = self.alarms() + self.notes()
+        return "\n\n".join(parts + (["\n".join(lines)] if lines else []))
 
     def alarms(self) -> list[str]:
         """Violated rate curves, then a line for breaches of the bracket (theory §5.3)."""
@@ -113,6 +114,15 @@ class EmbeddingResult(GameResult):
             lines.append(f"!!! EMBEDDING BRACKET BREACHED {len(breaches)} time(s), first at t = {b['t']}: "
                          f"{b['which']} ({b['lhs']:.6g} > {b['rhs']:.6g}); theory §5 says this cannot happen — a bug")
         return lines
+
+    def notes(self) -> list[str]:
+        """A line when the bracket held only to rounding, with the tolerance it was compared with (not an alarm)."""
+        cert = self.meta.get("game", {}).get("certificate")
+        if self.meta.get("game", {}).get("breaches") or not cert or cert["closest_excess"] <= 0:
+            return []
+        return [f"note: the bracket holds only to rounding (a side exceeds the other by {cert['closest_excess']:.2g}, "
+                f"within the tolerance {cert['tol_there']:.2g}: {cert['relative_tol']:g}·(1 + |sides|) + 2 × rounding "
+                f"{cert['rounding']:.2g} of this data)"]
 
     def bound_metric(self, name: str) -> str:
         """Every curve of theory §5 bounds the λ-player's average regret.
