@@ -34,10 +34,12 @@ def main(argv=None):
     out.mkdir(parents=True, exist_ok=True)
     T, R = (2000, 8) if quick else (10_000, 20)
 
+    print(f"[1/3] Exp3 beside its bound, T = {T}, {R} replicates", file=sys.stderr, flush=True)
     res = X.exp3_beside_bound(T=T, replicates=R)
     res.save(out / "exp3")
     print(res.summary()[["learner", "regret", "ci_low", "ci_high", "bound", "ratio"]].to_string(index=False))
 
+    print("[2/3] regret against total delay", file=sys.stderr, flush=True)
     delay = X.regret_against_delay(T=1000 if quick else 4000, replicates=8 if quick else 16)
     delay.to_markdown(out / "regret_vs_delay.md", index=False) if _has_tabulate() else \
         delay.to_csv(out / "regret_vs_delay.csv", index=False)
@@ -45,6 +47,7 @@ def main(argv=None):
     plt.savefig(out / "regret_vs_delay.png", dpi=120, bbox_inches="tight")
     print(delay.to_string(index=False))
 
+    print("[3/3] arrivals sweep", file=sys.stderr, flush=True)
     sweep = X.arrivals_sweep(T=200 if quick else 600, replicates=2 if quick else 4)
     sweep.to_csv(out / "arrivals.csv", index=False)
     X.plot_arrivals_sweep(sweep)

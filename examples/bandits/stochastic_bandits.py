@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import pathlib
+import sys
 
 import matplotlib
 
@@ -44,6 +45,8 @@ def main(argv=None):
 
     T = args.T or 100_000 // scale
     R = args.replicates or 100 // scale
+    print(f"[1/3] classic comparison, T = {T}, {R} replicates (Thompson sampling is the slow one)",
+          file=sys.stderr, flush=True)
     res = X.classic_comparison(T=T, replicates=R)
     res.save(out / "classic", force=True)
     table = X.final_table(res)
@@ -53,6 +56,7 @@ def main(argv=None):
     plt.savefig(out / "classic.png", dpi=120, bbox_inches="tight")
     plt.close("all")
 
+    print("[2/3] piecewise-stationary arms", file=sys.stderr, flush=True)
     piece = X.piecewise_comparison(T=20_000 // scale, replicates=max(20 // scale, 2))
     pt = X.final_table(piece)[["learner", "T", "regret", "ci_low", "ci_high"]]
     pt.to_csv(out / "piecewise.csv", index=False)
@@ -61,6 +65,7 @@ def main(argv=None):
     plt.savefig(out / "piecewise.png", dpi=120, bbox_inches="tight")
     plt.close("all")
 
+    print("[3/3] delayed feedback", file=sys.stderr, flush=True)
     delays = (0, 10, 50, 200, 1000) if not args.quick else (0, 5, 20, 100)
     delay = X.regret_against_total_delay(delays=delays, T=10_000 // scale, replicates=max(20 // scale, 2))
     delay.to_csv(out / "delay.csv", index=False)

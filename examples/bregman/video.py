@@ -3,17 +3,22 @@
     python examples/bregman/video.py [--iters 300] [--out video.png]
 """
 import argparse
+import sys
+import time
 
 import numpy as np
 
 from onlinelab.bregman.experiments import separate_video
 
 if __name__ == "__main__":
+    start = time.perf_counter()
     ap = argparse.ArgumentParser()
     ap.add_argument("--iters", type=int, default=300)
     ap.add_argument("--frames", type=int, default=40)
     ap.add_argument("--out", default=None)
     a = ap.parse_args()
+    print(f"robust PCA of a {a.frames}-frame video, {a.iters} iterations ...",
+          file=sys.stderr, flush=True)
     out = separate_video(iters=a.iters, frames=a.frames)
     print(f"foreground precision {out['precision']:.3f}, recall {out['recall']:.3f}; "
           f"background mean abs error {out['background_mae']:.2e}; rank(L) = {out['rank']}")
@@ -28,3 +33,4 @@ if __name__ == "__main__":
             ax.axis("off")
         fig.tight_layout()
         fig.savefig(a.out, dpi=110)
+    print(f"done in {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)

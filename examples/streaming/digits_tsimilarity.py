@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import pathlib
 import sys
+import time
 
 import numpy as np
 import pandas as pd
@@ -44,11 +45,15 @@ def embeddings(k: int, epochs: int = 3, seed: int = 0, block: int = 10) -> dict:
     }
 
 
-def run(ks=KS, t: int = 10, epochs: int = 3, seed: int = 0, out=None) -> pd.DataFrame:
-    """Table of t-similarity (rows: k, columns: method); with ``out``, also table.md and figure.png there."""
+def run(ks=KS, t: int = 10, epochs: int = 3, seed: int = 0, out=None, progress: bool = False) -> pd.DataFrame:
+    """Table of t-similarity (rows: k, columns: method); with ``out``, also table.md and figure.png there;
+    with ``progress``, a line per k on stderr."""
     X = ol.make_environment("digits-stream", k=1).data
-    rows = []
-    for k in ks:
+    rows, start = [], time.perf_counter()
+    for i, k in enumerate(ks):
+        if progress:
+            print(f"[{i + 1}/{len(ks)}] k = {k} ({time.perf_counter() - start:.0f} s so far)",
+                  file=sys.stderr, flush=True)
         for name, Y in embeddings(k, epochs, seed).items():
             rows.append({"k": k, "method": name, "t_similarity": t_similarity(X, Y, t)})
     table = pd.DataFrame(rows).pivot(index="k", columns="method", values="t_similarity")
@@ -87,4 +92,4 @@ def _figure(table: pd.DataFrame, t: int):
 if __name__ == "__main__":
     import matplotlib
     matplotlib.use("Agg")
-    print(run(out=sys.argv[1] if len(sys.argv) > 1 else "runs/streaming").to_string(float_format="%.3f"))
+    print(run(out=sys.argv[1] if len(sys.argv) > 1 else "runs/streaming", progress=True).to_string(float_format="%.3f"))

@@ -66,4 +66,5 @@ def plot(res, block: int = 1, metric: str = "sin2_theta", reference: str = "oja-
 if __name__ == "__main__":
     import matplotlib
     matplotlib.use("Agg")
+    print(f"running {CONFIG.name} (every streaming learner on the spiked stream) ...", file=sys.stderr, flush=True)
     print(run(out=sys.argv[1] if len(sys.argv) > 1 else "runs/streaming")[1].to_string(float_format="%.4g"))
