@@ -266,7 +266,10 @@ def sweep(config, grid: dict | None = None, *, executor: str = "serial", workers
     if bar is not None:
         bar.close()
     table = SweepResult.tidy([(rid, params, results[i]) for i, (rid, params, _) in enumerate(todo_cells)])
-    result = SweepResult(table, list(flatten(grid)), metric=kind.headline(results[0]))
+    holds = {(rid, b["learner"], b["environment"], f"bound:{b['name']}"): bool(b["holds"])  # `plot` draws these
+             for i, (rid, _, _) in enumerate(todo_cells) for b in results[i].meta.get("bounds", [])
+             if isinstance(b, dict) and {"learner", "environment", "name", "holds"} <= set(b)}
+    result = SweepResult(table, list(flatten(grid)), metric=kind.headline(results[0]), holds=holds)
     if root is not None:
         result.save(root)
     return result
@@ -284,19 +287,18 @@ class SweepResult:
     metric : str, default "regret"
         The metric the summary and plot show unless told another: the run kind's headline (a game's
         suboptimality, a manifold grid's trustworthiness).
+    holds : dict, optional
+        ``(run_id, learner, environment, "bound:<name>")`` → whether that bound applies (`plot` draws those).
     """
 
-    def __init__(self, table: pd.DataFrame, params: list[str], metric: str = "regret"):
-        self.table, self.params, self.metric = table, params, metric
+    def __init__(self, table: pd.DataFrame, params: list[str], metric: str = "regret", holds: dict | None = None):
+        self.table, self.params, self.metric, self.holds = table, params, metric, dict(holds or {})
 
     @staticmethod
     def tidy(parts) -> pd.DataFrame:
         frames = []
         for rid, params, res in parts:
             df = res.metrics.copy()
-            flags = {f"bound:{b['name']}": bool(b["holds"]) for b in res.meta.get("bounds", [])
-                     if isinstance(b, dict) and {"name", "holds"} <= set(b)}  # drawn by `plot` only where it holds
-            df["holds"] = df["metric"].map(flags).astype("boolean")
             for key, val in params.items():
                 df[key] = val
             df["run_id"] = rid
@@ -374,12 +376,7 @@ class SweepResult:
             raise ConfigError(f"{param!r} was not swept{did_you_mean(param, self.params)}")
         facets = [k for k in self.params if k not in ("seed", param)]  # configurations: a panel each, never pooled
         names = [m for m in self.table.metric.unique() if metric == self.metric and str(m).startswith("bound:")]
-        rows = [self.final(m).assign(bound=m[6:]) for m in names]
-        b = pd.concat(rows) if rows else pd.DataFrame(columns=["learner", "bound", param, *facets, "value", "holds"])
-        if "holds" not in b.columns:  # a table written before holds was recorded: every bound is drawn
-            b["holds"] = True
-        b = b.groupby(["learner", "bound", param, *facets], sort=False).agg(
-            value=("value", "mean"), holds=("holds", "all")).reset_index()
+        b = F.sweep_bounds([self.final(m) for m in names], self.holds, [param, *facets])
         pooled = "seed" if "seed" in self.params and param != "seed" else ""
         note = f"{self.table.run_id.nunique()} runs in all" + (f"; {pooled}s and replicates pooled" if pooled else "")
         return F.sweep_figure(self._summary([param, *facets], metric), b, param, facets, metric, note, ax)

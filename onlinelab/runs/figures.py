@@ -275,6 +275,32 @@ def _cell(keys, values) -> str:
     return ", ".join(f"{k} = {v}" for k, v in zip(keys, values, strict=True))
 
 
+def sweep_bounds(frames, holds: dict, keys):
+    """The mean final value of each learner's bounds per sweep configuration, and whether it holds in all its runs.
+
+    Parameters
+    ----------
+    frames : list of pandas.DataFrame
+        Final ``bound:<name>`` rows (columns ``run_id``, ``learner``, ``environment``, ``metric``, ``value`` and
+        ``keys``).
+    holds : dict
+        ``(run_id, learner, environment, metric)`` → whether the bound applies there; a missing key counts as True
+        (a sweep rebuilt without its runs' metadata draws every bound).
+    keys : list of str
+        The swept keys that make a configuration.
+    """
+    import pandas as pd
+    cols = ["learner", "bound", *keys, "value", "holds"]
+    if not frames:
+        return pd.DataFrame(columns=cols)
+    b = pd.concat(frames, ignore_index=True)
+    b["bound"] = b["metric"].str.removeprefix("bound:")
+    b["holds"] = [holds.get(tuple(k), True) for k in b[["run_id", "learner", "environment", "metric"]].itertuples(
+        index=False)]
+    return b.groupby(["learner", "bound", *keys], sort=False).agg(value=("value", "mean"), holds=("holds", "all")) \
+        .reset_index()[cols]
+
+
 def sweep_figure(summary, bounds, param: str, facets, metric: str, note: str, ax=None):
     """The final ``metric`` of a sweep against ``param``: one panel per value of the other swept keys, so
     distinct configurations are never pooled; one colour per learner; each learner's bounds beside it.
@@ -319,7 +345,7 @@ def sweep_figure(summary, bounds, param: str, facets, metric: str, note: str, ax
         mine = bounds
         for k, val in zip(facets, key, strict=True):
             mine = mine[mine[k] == val]
-        for (learner, name), b in mine[mine["holds"]].groupby(["learner", "bound"], sort=True):
+        for (learner, name), b in mine[mine["holds"].astype(bool)].groupby(["learner", "bound"], sort=True):
             b = b.sort_values(param)
             axis.plot(b[param], b["value"], color=colors.get(learner, "k"), lw=1.2, markersize=5, fillstyle="none",
                       label=f"{learner}: {name} (bound)", **styles[name])
