@@ -1,8 +1,9 @@
 """Every registered learner and environment passes the conformance checks (river-style generic suite).
 
 Each environment is played by its reference learner (class attribute ``reference_learner``, else
-one for its domain) and each learner against its reference environment (``reference_environment``,
-else ``spiked-covariance``); see :mod:`onlinelab.experiment.checks`.
+one for its domain) and each learner against the partner `partner_environment` picks
+(``reference_environment`` if it fits, else ``spiked-covariance``, else the first registered environment
+that fits); see `onlinelab.experiment.checks`.
 """
 import pytest
 
