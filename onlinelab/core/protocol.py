@@ -268,7 +268,7 @@ def history_write_error(exc: ValueError, env_label: str, t: int) -> ProtocolErro
     Examples
     --------
     >>> str(history_write_error(ValueError("assignment destination is read-only"), "drift", 3))[:58]
-    "environment 'drift' wrote into its history in round 3 (as"
+    "environment 'drift' wrote into its history in round 3 (ass"
     """
     if "read-only" not in str(exc):
         return None

@@ -10,7 +10,7 @@ so the losses are the numpy path's bit for bit.
 >>> import numpy as np
 >>> u = np.array([[[0.2, 0.7]]])                      # R = 1, n = 1, K = 2
 >>> out = np.empty((1, 1, 2))
->>> done = threshold_into(u, np.array([[0.5, 0.5]]), False, out, 0)
+>>> done = threshold_into.call(u, np.array([[0.5, 0.5]]), False, out, 0)
 >>> done is None or out.tolist() == [[[0.0, 1.0]]]
 True
 """

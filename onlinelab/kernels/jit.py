@@ -2,17 +2,17 @@
 
 ``@kernel`` wraps a plain Python function written in numba's subset.  Nothing happens at import:
 numba itself is imported, and the function compiled (or loaded from numba's on-disk cache, so a
-second process pays only the load), on the first `Kernel.get`.  If numba is missing or the
-compile fails, `Kernel.get` returns None — the caller then runs its numpy reference — and one
-`onlinelab.errors.CompileWarning` is issued for the whole process.  The first call's compile
+second process pays only the load), on the first `Kernel.get`.  If numba is missing, every kernel's
+`Kernel.get` returns None — the caller then runs its numpy reference; if one kernel fails to compile,
+that kernel alone does; one `onlinelab.errors.CompileWarning` is issued for the whole process.  A
+function with no source file (a notebook cell, a doctest) compiles without the on-disk cache.  The first call's compile
 (or cache-load) time is kept in `compile_report`, which the benchmarks print.
 
 >>> @kernel
 ... def add_one(x):
 ...     return x + 1.0
->>> fn = add_one.get()
->>> fn is None or fn(1.0) == 2.0
-True
+>>> add_one.call(1.0)
+2.0
 """
 from __future__ import annotations
 
@@ -23,7 +23,8 @@ import warnings
 from onlinelab.errors import CompileWarning
 
 _REGISTRY: list[Kernel] = []
-_FAILED: list[str] = []     # the first failure's reason; non-empty ⇒ every kernel falls back
+_NO_NUMBA: list[str] = []   # why numba cannot run here at all; non-empty ⇒ every kernel takes the numpy path
+_WARNED: list[str] = []     # the one warning of the process has been given
 
 
 class Kernel:
@@ -47,30 +48,37 @@ class Kernel:
         _REGISTRY.append(self)
 
     def get(self):
-        """The compiled function, or None when numba cannot compile here (after one warning per process)."""
+        """The compiled function, or None when numba cannot compile it here (after one warning per process)."""
         if self.compiled is not None:
             return self.compiled
-        if self._tried or _FAILED:
+        if self._tried or _NO_NUMBA:
             return None
         self._tried = True
         if os.environ.get("ONLINELAB_NO_NUMBA"):
-            _fail("ONLINELAB_NO_NUMBA is set")
+            _fail("ONLINELAB_NO_NUMBA is set", everything=True)
             return None
         start = time.perf_counter()
         try:
             import numba
-            self.compiled = numba.njit(cache=True, fastmath=self.fastmath, nogil=True)(self.func)
-        except Exception as exc:  # noqa: BLE001  (any failure to import or set up numba: fall back)
-            _fail(f"{type(exc).__name__}: {exc}")
+        except Exception as exc:  # noqa: BLE001  (numba missing or broken: every kernel falls back)
+            _fail(f"numba cannot be imported ({type(exc).__name__}: {exc})", everything=True)
             return None
+        try:
+            self.compiled = numba.njit(cache=True, fastmath=self.fastmath, nogil=True)(self.func)
+        except Exception:  # noqa: BLE001  (no place for the on-disk cache, e.g. a function defined in a notebook)
+            try:
+                self.compiled = numba.njit(cache=False, fastmath=self.fastmath, nogil=True)(self.func)
+            except Exception as exc:  # noqa: BLE001  (this kernel alone falls back)
+                _fail(f"{self.name}: {type(exc).__name__}: {exc}")
+                return None
         self.compile_s = time.perf_counter() - start
         return self.compiled
 
     def call(self, *args):
         """Call the compiled kernel (compiling on the first call, timed), or return None to ask for the numpy path.
 
-        Compilation happens at the first call with concrete argument types; a compile error there also
-        falls back with the one warning.
+        Compilation happens at the first call with concrete argument types; a compile error there makes this
+        kernel (only) take the numpy path from then on, after the process's one warning.
         """
         fn = self.get()
         if fn is None:
@@ -80,7 +88,7 @@ class Kernel:
         start = time.perf_counter()
         try:
             out = fn(*args)
-        except Exception as exc:  # numba's TypingError/LoweringError and friends: fall back, once
+        except Exception as exc:  # numba's TypingError/LoweringError and friends: this kernel falls back
             if type(exc).__module__.startswith("numba"):
                 self.compiled = None
                 _fail(f"{self.name}: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
@@ -106,14 +114,17 @@ def kernel(func=None, *, fastmath: bool = False):
     return Kernel(func, fastmath=fastmath)
 
 
-def _fail(reason: str) -> None:
+def _fail(reason: str, everything: bool = False) -> None:
     if os.environ.get("ONLINELAB_KERNELS_STRICT"):   # the kernel tests: a kernel that cannot compile is a bug
         raise RuntimeError(f"compiled kernel unavailable: {reason}")
-    if not _FAILED:
-        _FAILED.append(reason)
-        warnings.warn(f"onlinelab's compiled kernels are unavailable here ({reason}); every run uses the numpy "
-                      "path, which gives the same numbers more slowly. Install numba, or pass compiled=False "
-                      "(config: [run] compiled = false) to silence this.", CompileWarning, stacklevel=4)
+    if everything and not _NO_NUMBA:
+        _NO_NUMBA.append(reason)
+    if not _WARNED:
+        _WARNED.append(reason)
+        what = "onlinelab's compiled kernels are unavailable here" if everything else "a compiled kernel failed"
+        warnings.warn(f"{what} ({reason}); the affected runs use the numpy path, which gives the same numbers more "
+                      "slowly. Install numba, or pass compiled=False (config: [run] compiled = false) to silence "
+                      "this.", CompileWarning, stacklevel=4)
 
 
 def compile_report() -> dict[str, float]:

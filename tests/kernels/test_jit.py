@@ -80,3 +80,24 @@ print(a, b, c, sum(issubclass(w.category, jit.CompileWarning) for w in caught))
 
 def test_compile_warning_is_a_user_warning_from_the_error_module():
     assert issubclass(CompileWarning, UserWarning) and jit.CompileWarning is CompileWarning
+
+
+def test_one_kernel_that_cannot_compile_leaves_the_others_compiled():
+    code = """
+import warnings
+from onlinelab.kernels import jit
+@jit.kernel
+def bad(x):
+    return {"a": object()}[x]          # not in numba's nopython subset: a typing error at the first call
+@jit.kernel
+def good(x):
+    return x * 2.0
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    print(bad.call("a"), good.call(1.5), bad.call("a"), sum(issubclass(w.category, jit.CompileWarning) for w in caught))
+"""
+    env = {**os.environ}
+    env.pop("ONLINELAB_KERNELS_STRICT", None)
+    env.pop("ONLINELAB_NO_NUMBA", None)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env).stdout
+    assert out.split() == ["None", "3.0", "None", "1"]   # the bad one takes numpy, the good one still compiles

@@ -30,7 +30,9 @@ LEARNERS = [("ftrl", {"regularizer": "entropy", "eta": 0.3}, KS.ftrl_entropy_blo
             ("exp3-auer", {"gamma": 0.2}, KS.exp3_block), ("logbarrier-bandit", {}, KS.logbarrier_bandit_block)]
 IDS = [label_of(ol.make_learner(name, **kw)) for name, kw, _ in LEARNERS]
 #: every registered environment on the simplex (the adaptive ones emit no blocks: the switch must change nothing)
-SIMPLEX = [name for name in environment_names() if getattr(environment_class(name), "domain", None) == "simplex"]
+# built-in ones only: other test modules register their own environments at import, in the same registry
+SIMPLEX = [name for name in environment_names() if environment_class(name).__module__.startswith("onlinelab.")
+           and getattr(environment_class(name), "domain", None) == "simplex"]
 
 
 def without_runtime(metrics: pd.DataFrame) -> pd.DataFrame:
