@@ -8,7 +8,8 @@ docs/theory/01-bandit-pca.md), repeating the numpy reference operation by operat
 * the mixed play ``λ̂ = (1 − γ)λ + γ/d`` and the sampler's draw from the round's uniforms — dense:
   ``[B, I, s₁ … s_d]``, sparse: ``[I, J, σ]``, exactly the uniforms `onlinelab.learners.bandit_sampling`
   takes from the replicate's stream, in the same order;
-* the played vector (the dense mix ``U (s ∘ √λ̂)`` summed in ``np.einsum``'s order, `einsum_dot`), the
+* the played vector (the dense mix ``U (s ∘ √λ̂)`` summed in ``np.einsum``'s order,
+  `onlinelab.kernels.rowops.einsum_dot`), the
   realised loss ``c (wᵀx)²``, the structured estimate and its update: a diagonal shift, a rank-one
   eigh (LAPACK's, as numpy's; then ``U V`` through BLAS, as numpy's matmul) or one Jacobi rotation;
 * the β solve of theory §1.4 (`shift_solve_into`, the Newton steps counted) and the normalisation.
@@ -20,7 +21,7 @@ means numba cannot compile here.
 
 >>> import numpy as np
 >>> a = np.array([1.0, 2.0]); b = np.array([3.0, 4.0])
->>> float(einsum_dot(a, b, 2))
+>>> float(rowops.einsum_dot(a, b, 2))
 11.0
 """
 from __future__ import annotations
@@ -35,31 +36,6 @@ from onlinelab.kernels.jit import Kernel, kernel
 EPS = rowops.EPS
 DENSE, SPARSE = 0, 1
 REORTH_SAFE = 0.9e-12   # numpy's check re-orthonormalises above 1e-12; the two error sums differ by ~1e-15
-
-
-def einsum_dot(a, b, n):
-    """Σ a_j b_j over the first n entries in the order of ``np.einsum("ij,ij->i", a, b)`` for one row.
-
-    The same two lanes and groups of eight as `onlinelab.kernels.rowops.einsum_square_sum`, with two
-    operands.
-
-    Parameters
-    ----------
-    a, b : numpy.ndarray
-        1-D float arrays.
-    n : int
-        How many leading entries to sum.
-    """
-    acc0, acc1, i = 0.0, 0.0, 0
-    while n - i >= 8:
-        acc0 = a[i] * b[i] + (a[i + 2] * b[i + 2] + (a[i + 4] * b[i + 4] + (a[i + 6] * b[i + 6] + acc0)))
-        acc1 = a[i + 1] * b[i + 1] + (a[i + 3] * b[i + 3] + (a[i + 5] * b[i + 5] + (a[i + 7] * b[i + 7] + acc1)))
-        i += 8
-    while i < n:
-        acc0 = a[i] * b[i] + acc0
-        acc1 = (a[i + 1] * b[i + 1] if i + 1 < n else 0.0) + acc1
-        i += 2
-    return acc0 + acc1
 
 
 def shift_solve_into(a, out, work):
@@ -145,13 +121,13 @@ def logdet_block(X, coef, uniforms, lam, U, eta, gamma, sampler, i0, i1, plays_l
                 for j in range(d):
                     v[j] = (-1.0 if u[2 + j] < 0.5 else 1.0) * np.sqrt(lam_hat[j])
                 for j in range(d):
-                    w[j] = U[r, j, idx] if B else einsum_dot(U[r, j], v, d)
+                    w[j] = U[r, j, idx] if B else rowops.einsum_dot(U[r, j], v, d)
             else:
                 idx, jdx = rowops.categorical(lam_hat, u[0]), rowops.categorical(lam_hat, u[1])
                 sigma = -1.0 if u[2] < 0.5 else 1.0
                 for j in range(d):
                     w[j] = U[r, j, idx] if idx == jdx else (U[r, j, idx] + sigma * U[r, j, jdx]) / rt2
-            proj = einsum_dot(w, X[i, r], d)
+            proj = rowops.einsum_dot(w, X[i, r], d)
             ell = proj * proj * coef
             realized[i, r] = ell
             if sampler == DENSE and B:
@@ -216,7 +192,7 @@ def orthonormality_reached(U, safe):
     return False
 
 
-_HELPERS = ("einsum_dot", "shift_solve_into", "orthonormality_reached")
+_HELPERS = ("shift_solve_into", "orthonormality_reached")
 _BOUND: list[bool] = []
 
 

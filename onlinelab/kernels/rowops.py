@@ -5,7 +5,8 @@ numpy reference operation by operation, so a kernel built from them gives the nu
 bit for bit wherever numpy's elementwise ``exp``/``log`` and the C library's agree (they do on the
 x86-64 machines measured; `tests/kernels/test_rowops.py` checks it on the machine it runs on):
 
-* `einsum_square_sum` — ``np.einsum("ij,ij->i", a, a)`` of one row (two lanes, products added from the back);
+* `einsum_dot` / `einsum_square_sum` — ``np.einsum("ij,ij->i", a, b)`` / ``(a, a)`` of one row (two lanes,
+  products added from the back);
 * `pairwise_sum` — ``np.add.reduce`` of a contiguous row: numpy's pairwise summation (eight running
   sums for 8 ≤ n ≤ 128, halves above), not a plain left-to-right sum;
 * `softmax_into` — `onlinelab.geometry.linalg.softmax` (max shift, exp, divide by the pairwise sum);
@@ -100,6 +101,32 @@ def pairwise_sum(a, lo, n):
     return value
 
 
+def einsum_dot(a, b, n):
+    """Σ a_j b_j over the first n entries in the order of ``np.einsum("ij,ij->i", a, b)`` for one row.
+
+    numpy's einsum (its baseline x86-64 build, no dispatch) multiplies first, then keeps two lanes (even and odd
+    positions), adds the products in groups of eight from the back of each group, the rest two at a time, and
+    finally lane 0 + lane 1.
+
+    Parameters
+    ----------
+    a, b : numpy.ndarray
+        1-D float arrays.
+    n : int
+        How many leading entries to sum.
+    """
+    acc0, acc1, i = 0.0, 0.0, 0
+    while n - i >= 8:
+        acc0 = a[i] * b[i] + (a[i + 2] * b[i + 2] + (a[i + 4] * b[i + 4] + (a[i + 6] * b[i + 6] + acc0)))
+        acc1 = a[i + 1] * b[i + 1] + (a[i + 3] * b[i + 3] + (a[i + 5] * b[i + 5] + (a[i + 7] * b[i + 7] + acc1)))
+        i += 8
+    while i < n:
+        acc0 = a[i] * b[i] + acc0
+        acc1 = (a[i + 1] * b[i + 1] if i + 1 < n else 0.0) + acc1
+        i += 2
+    return acc0 + acc1
+
+
 def einsum_square_sum(a, n):
     """Σ a_j² over a[:n] in the order of ``np.einsum("ij,ij->i", a, a)`` for one contiguous row.
 
@@ -114,16 +141,7 @@ def einsum_square_sum(a, n):
     n : int
         How many leading entries to sum.
     """
-    acc0, acc1, i = 0.0, 0.0, 0
-    while n - i >= 8:
-        acc0 = a[i] * a[i] + (a[i + 2] * a[i + 2] + (a[i + 4] * a[i + 4] + (a[i + 6] * a[i + 6] + acc0)))
-        acc1 = a[i + 1] * a[i + 1] + (a[i + 3] * a[i + 3] + (a[i + 5] * a[i + 5] + (a[i + 7] * a[i + 7] + acc1)))
-        i += 8
-    while i < n:
-        acc0 = a[i] * a[i] + acc0
-        acc1 = (a[i + 1] * a[i + 1] if i + 1 < n else 0.0) + acc1
-        i += 2
-    return acc0 + acc1
+    return einsum_dot(a, a, n)
 
 
 def softmax_into(h, out):
@@ -269,8 +287,8 @@ def bandit_draw_into(q, p, est, losses, uniforms, i, r, gamma, shift):
     return arm, value
 
 
-_HELPERS = ("block_sum", "pairwise_sum", "einsum_square_sum", "softmax_into", "categorical", "logbarrier_solve_into",
-            "omd_step_into", "bandit_draw_into")
+_HELPERS = ("block_sum", "pairwise_sum", "einsum_dot", "einsum_square_sum", "softmax_into", "categorical",
+            "logbarrier_solve_into", "omd_step_into", "bandit_draw_into")
 _BOUND: list[bool] = []
 
 

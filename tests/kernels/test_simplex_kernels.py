@@ -19,6 +19,7 @@ from onlinelab.core.registry import environment_class, environment_names
 from onlinelab.kernels import simplex as KS
 from onlinelab.learners.bandit_simplex import Exp3
 from onlinelab.learners.mirror_descent import FTRL
+from tests.kernels.kernel_paths import both_paths, without_runtime
 
 #: every learner with a simplex kernel (registered name, parameters), and the kernel that plays its blocks; the
 #: full-information steps are explicit, since gaussian-arms declares no loss bound to tune them from
@@ -33,17 +34,6 @@ IDS = [label_of(ol.make_learner(name, **kw)) for name, kw, _ in LEARNERS]
 # built-in ones only: other test modules register their own environments at import, in the same registry
 SIMPLEX = [name for name in environment_names() if environment_class(name).__module__.startswith("onlinelab.")
            and getattr(environment_class(name), "domain", None) == "simplex"]
-
-
-def without_runtime(metrics: pd.DataFrame) -> pd.DataFrame:
-    return metrics[metrics.metric != "runtime_s"].reset_index(drop=True)
-
-
-def both_paths(env, learner, **kw):
-    """The run's metrics with the kernels and with the numpy reference."""
-    fast = ol.simulate(env, [learner], compiled=True, **kw).metrics
-    plain = ol.simulate(env, [learner], compiled=False, **kw).metrics
-    return without_runtime(fast), without_runtime(plain)
 
 
 @pytest.fixture
