@@ -5,14 +5,14 @@ in one loop (theory §2, docs/theory/02-online-pca.md), repeating `onlinelab.lea
 operation: ``eigh((H + Hᵀ)/2)`` (LAPACK's, as numpy's), the max-shifted softmax of the eigenvalues
 (`onlinelab.kernels.rowops.softmax_into`), the eigenvector drawn from the round's one uniform
 (`onlinelab.kernels.rowops.categorical`), its realised loss ``c (vᵀx)²`` summed in ``np.einsum``'s order,
-and ``H ← H − η c x xᵀ``.  Run it through `onlinelab.kernels.logdet.run`, which compiles the shared
+and ``H ← H − η c x xᵀ``.  Run it through `onlinelab.kernels.rowops.call`, which compiles the shared
 helpers first; None means numba cannot compile here.
 
 >>> import numpy as np
->>> from onlinelab.kernels.logdet import run
+>>> from onlinelab.kernels.rowops import call
 >>> X, H = np.ones((1, 1, 2)) / np.sqrt(2), np.zeros((1, 2, 2))
 >>> p, V, ell = np.empty((1, 1, 2)), np.empty((1, 1, 2, 2)), np.empty((1, 1))
->>> out = run(meg_block, X, -1.0, np.full((1, 1), 0.3), H, 0.5, p, V, ell)
+>>> out = call(meg_block, X, -1.0, np.full((1, 1), 0.3), H, 0.5, p, V, ell)
 >>> out is None or bool(np.allclose(p[0, 0], 0.5) and np.isclose(H[0, 0, 1], 0.25))
 True
 """
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from onlinelab.kernels import logdet, rowops
+from onlinelab.kernels import rowops
 from onlinelab.kernels.jit import kernel
 
 
@@ -44,7 +44,7 @@ def meg_block(X, coef, uniforms, H, eta, plays_p, plays_V, realized):
                 w[j] = V[j, idx]
                 for k in range(d):
                     plays_V[i, r, j, k] = V[j, k]
-            proj = logdet.einsum_dot(w, X[i, r], d)
+            proj = rowops.einsum_dot(w, X[i, r], d)
             realized[i, r] = proj * proj * coef
             for j in range(d):
                 cx = X[i, r, j] * coef

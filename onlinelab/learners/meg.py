@@ -25,8 +25,8 @@ from onlinelab.core.base import Learner
 from onlinelab.core.protocol import EigenPlay, Play
 from onlinelab.core.registry import register_learner
 from onlinelab.geometry.linalg import eigh, softmax
-from onlinelab.kernels import logdet as logdet_kernels
 from onlinelab.kernels import meg as meg_kernels
+from onlinelab.kernels import rowops
 from onlinelab.kernels.switch import compiled_active
 from onlinelab.losses.matrix import FactoredLoss
 
@@ -86,10 +86,10 @@ class MEG(Learner):
         args = [np.ascontiguousarray(X[:, :, 0]).reshape(n, R, d), float(block.stacked.coef[0]), np.empty((0, R)),
                 np.array(state.H, dtype=float), state.eta, np.empty((n, R, d)), np.empty((n, R, d, d)),
                 np.empty((n, R))]
-        if logdet_kernels.run(meg_kernels.meg_block, args[0][:0], *args[1:]) is None:   # zero rounds: compiled
+        if rowops.call(meg_kernels.meg_block, args[0][:0], *args[1:]) is None:   # zero rounds: compiled
             return None                                                          # before any draw (stream kept)
         args[2] = rng.random(n).T.copy()
-        logdet_kernels.run(meg_kernels.meg_block, *args)
+        rowops.call(meg_kernels.meg_block, *args)
         return (MEGState(args[3], state.eta), EigenPlay(args[5].reshape(n * R, d), args[6].reshape(n * R, d, d)),
                 args[7])
 
