@@ -90,12 +90,13 @@ class _Buffer:
         self.pos = 0
 
     def take(self, n: int) -> np.ndarray:
-        if self.pos + n > self.data.shape[1]:
-            size = max(self.block, n)
-            rest = self.data[:, self.pos:]
-            fresh = np.stack([getattr(g, self.method)(size) for g in self.gens])
-            self.data = np.concatenate([rest, fresh], axis=1)
-            self.pos = 0
+        have = self.data.shape[1] - self.pos
+        if n > have:   # refill: the rest, then each stream's next draws written in place (no stacking copies)
+            fresh = np.empty((len(self.gens), have + max(self.block, n)))
+            fresh[:, :have] = self.data[:, self.pos:]
+            for g, row in zip(self.gens, fresh, strict=True):
+                getattr(g, self.method)(out=row[have:])
+            self.data, self.pos = fresh, 0
         out = self.data[:, self.pos:self.pos + n]
         self.pos += n
         return out
