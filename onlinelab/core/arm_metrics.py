@@ -112,7 +112,8 @@ class ArmMetrics:
         p = np.asarray(mixed, dtype=float).reshape(-1, R, K)
         m = np.asarray(self.env.expected_losses(t, p.shape[0]), dtype=float)
         if compiled_active():   # one pass, the same sums in the same order (onlinelab.kernels.recorder)
-            m3 = np.ascontiguousarray(m[:, None, :] if m.ndim == 2 else m)
+            m3 = m[:, None, :] if m.ndim == 2 else m
+            m3 = np.ascontiguousarray(m3[:1] if m3.strides[0] == 0 else m3)   # the same means every round: one row
             if recorder_kernels.run(recorder_kernels.arm_terms_into, m3, np.ascontiguousarray(p), self.regret,
                                     self.optimal, self.pulls) is not None:
                 self.rounds += p.shape[0]

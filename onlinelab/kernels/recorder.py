@@ -40,24 +40,31 @@ def running_into(total, rows):
 
 @kernel
 def arm_terms_into(m, p, regret, optimal, pulls):
-    """Add n rounds' per-arm terms in round order: means m (n, Rm, K) with Rm = 1 or R, plays p (n, R, K).
+    """Add n rounds' per-arm terms in round order: means m (Nm, Rm, K) with Nm = 1 (the same every round) or n and
+    Rm = 1 or R, plays p (n, R, K).
 
     ``regret`` (R,) += ⟨p, m⟩ − min m; ``optimal`` (R,) += Σ p over the arms attaining min m;
-    ``pulls`` (R, K) += p.  In place; returns True.
+    ``pulls`` (R, K) += p.  In place; returns True.  min m is found once per row of m, not once per play.
     """
     n, R, K = p.shape
-    prod, hit = np.empty(K), np.empty(K)
+    Nm, Rm = m.shape[0], m.shape[1]
+    prod, hit, best = np.empty(K), np.empty(K), np.empty(Rm)
     for i in range(n):
+        im = i if Nm > 1 else 0
+        if i == 0 or Nm > 1:
+            for rm in range(Rm):
+                b = m[im, rm, 0]
+                for j in range(1, K):
+                    if m[im, rm, j] < b:
+                        b = m[im, rm, j]
+                best[rm] = b
         for r in range(R):
-            rm = r if m.shape[1] > 1 else 0           # (indices, not row slices: a slice costs a reference count)
-            best = m[i, rm, 0]
-            for j in range(1, K):
-                if m[i, rm, j] < best:
-                    best = m[i, rm, j]
+            rm = r if Rm > 1 else 0           # (indices, not row slices: a slice costs a reference count)
+            b = best[rm]
             for j in range(K):
-                prod[j] = p[i, r, j] * m[i, rm, j]
-                hit[j] = p[i, r, j] * (1.0 if m[i, rm, j] == best else 0.0)
-            regret[r] += rowops.pairwise_sum(prod, 0, K) - best
+                prod[j] = p[i, r, j] * m[im, rm, j]
+                hit[j] = p[i, r, j] * (1.0 if m[im, rm, j] == b else 0.0)
+            regret[r] += rowops.pairwise_sum(prod, 0, K) - b
             optimal[r] += rowops.pairwise_sum(hit, 0, K)
             for j in range(K):
                 pulls[r, j] += p[i, r, j]

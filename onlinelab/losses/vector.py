@@ -8,7 +8,7 @@ and ``statistics`` — ``spec_sq`` = ‖g‖∞² and ``fro_sq`` = ‖g‖₂²,
 counterparts so one bound formula serves the simplex and the spectraplex (theory §3.2, docs/theory/03-oco-fenchel.md).
 For a quadratic, the statistics are bounds on the gradient over the domain.
 
-`quadratic_argmin` is the exact solver behind the comparator and the game's f*:
+`quadratic_argmin` (onlinelab.losses.quadratic_solve) is the exact solver behind the comparator and the game's f*:
 linear solve on ℝⁿ, a secular-equation solve on a ball (convex trust region), and
 accelerated projected gradient to machine precision on other domains.
 
@@ -26,6 +26,8 @@ from onlinelab.core.metrics import running
 from onlinelab.errors import DomainError, LossError
 from onlinelab.geometry.domains import Domain
 from onlinelab.losses.matrix import real_array
+from onlinelab.losses.quadratic_solve import quadratic_argmin
+from onlinelab.losses.row_scan import row_scan
 
 
 def sup_norm(domain) -> float:
@@ -179,8 +181,8 @@ class LinearLoss(VectorLoss):
 
     @property
     def _absmax(self):  # ‖G‖∞ per replicate, computed once (validate and statistics both need it)
-        if self._inf is None:
-            self._inf = np.abs(self.G).max(axis=1)
+        if self._inf is None:   # with min and max G when one compiled pass gave them (onlinelab.losses.row_scan)
+            self._inf, *self._range = row_scan(self.G)
         return self._inf
 
     def validate(self, where, R, d, bound, psd=None):
@@ -203,7 +205,10 @@ class LinearLoss(VectorLoss):
         """Every entry has the declared sign: ≥ 0 for psd = True, ≤ 0 for psd = False, anything for None."""
         if psd is None:
             return True
-        return bool(self.G.min() >= 0) if psd else bool(self.G.max() <= 0)
+        lo, hi = getattr(self, "_range", (None, None))   # set beside _absmax by a compiled scan
+        if psd:
+            return bool((self.G.min() if lo is None else lo) >= 0)
+        return bool((self.G.max() if hi is None else hi) <= 0)
 
     def mixed_value(self, mixed):
         return np.vecdot(self.G, mixed)     # ⟨g_r, x_r⟩ per replicate (called every round: no wrappers)
@@ -328,72 +333,3 @@ class LeaderComparator:
         """Best fixed point for the replicate-averaged cumulative loss (pseudo-regret comparator)."""
         pooled = self.terms.pooled()
         return float(self._value(pooled, pooled.argmin(self.domain))[0])
-
-
-def quadratic_argmin(A, b, domain, tol: float = 1e-15, max_iter: int = 100000) -> np.ndarray:
-    """argmin_{x∈K} ½xᵀAx + bᵀx per replicate (A PSD): exact on ℝⁿ and balls, iterative elsewhere.
-
-    Parameters
-    ----------
-    A : numpy.ndarray
-        Symmetric PSD matrices, ``(R, n, n)``.
-    b : numpy.ndarray
-        Linear terms, ``(R, n)``.
-    domain : Domain
-        The decision set K.
-    tol : float, default 1e-15
-        Stopping tolerance of the iterative solver (domains other than ℝⁿ and balls).
-    max_iter : int, default 100000
-        Iteration cap of the iterative solver.
-    """
-    A, b = np.asarray(A, dtype=float), np.asarray(b, dtype=float)
-    if domain.kind == "euclidean":
-        try:
-            return np.linalg.solve(A, -b[..., None])[..., 0]
-        except np.linalg.LinAlgError:
-            raise DomainError("the quadratic has no minimiser on ℝⁿ (A is singular); use a ball domain") from None
-    if domain.kind == "ball":
-        return _ball_argmin(A, b, domain)
-    L = np.linalg.eigvalsh(A)[:, -1][:, None]
-    x = y = domain.start(b.shape[0])
-    t = 1.0
-    for _ in range(max_iter):  # FISTA with gradient restart; converges linearly when A ≻ 0
-        x_new = domain.project(y - (np.einsum("rij,rj->ri", A, y) + b) / np.maximum(L, 1e-300))
-        t_new = 0.5 * (1 + np.sqrt(1 + 4 * t * t))
-        restart = _dot(y - x_new, x_new - x) > 0
-        y = np.where(restart[:, None], x_new, x_new + (t - 1) / t_new * (x_new - x))
-        t = 1.0 if np.any(restart) else t_new
-        step = np.abs(x_new - x).max()
-        x = x_new
-        if step <= tol:
-            break
-    return x
-
-
-def _ball_argmin(A, b, ball) -> np.ndarray:
-    """Convex trust region: z = x − c solves (A + μI) z = −(Ac + b), μ ≥ 0, ‖z‖ ≤ r, μ(r − ‖z‖) = 0."""
-    c, r = ball.center, ball.radius
-    a, Q = np.linalg.eigh(A)
-    beta = np.einsum("rji,rj->ri", Q, np.einsum("rij,j->ri", A, c) + b)
-    a = np.maximum(a, 0.0)
-    tiny = 1e-14 * np.maximum(a[:, -1:], 1e-300)
-
-    def z_of(mu):
-        den = a + mu[:, None]
-        return np.where(den > tiny, -beta / np.maximum(den, tiny), 0.0)
-
-    mu = np.zeros(b.shape[0])
-    out = np.linalg.norm(z_of(mu), axis=1) > r   # rows whose unconstrained minimiser leaves the ball
-    if np.any(out):  # there the root μ* > 0: bisect on [0, ‖β‖/r] until the bracket is relatively tight
-        a_out, beta_out = a[out], beta[out]
-        lo, hi = np.zeros(a_out.shape[0]), np.linalg.norm(beta_out, axis=1) / r + 1e-300
-        for _ in range(2000):
-            mid = 0.5 * (lo + hi)
-            den = a_out + mid[:, None]
-            big = np.linalg.norm(np.where(den > tiny[out], -beta_out / np.maximum(den, tiny[out]), 0.0), axis=1) > r
-            lo, hi = np.where(big, mid, lo), np.where(big, hi, mid)
-            if np.all(hi - lo <= 4 * np.finfo(float).eps * hi):
-                break
-        mu[out] = hi
-    z = z_of(mu)
-    return c + np.einsum("rij,rj->ri", Q, z)

@@ -104,12 +104,15 @@ def test_running_sums_are_numpys_accumulate():
     np.testing.assert_array_equal(total, want)
 
 
-@pytest.mark.parametrize("per_replicate", [False, True])
-def test_arm_terms_are_the_numpy_terms(per_replicate):
-    """The per-arm metrics' kernel against ArmMetrics' numpy terms and running sums (one-hot and mixed plays)."""
+@pytest.mark.parametrize("per_replicate, constant", [(False, False), (True, False), (False, True), (True, True)])
+def test_arm_terms_are_the_numpy_terms(per_replicate, constant):
+    """The per-arm metrics' kernel against ArmMetrics' numpy terms and running sums (one-hot and mixed plays);
+    ``constant``: the same means every round, passed to the kernel as one row (as stochastic arms' are)."""
     from onlinelab.core.arm_metrics import ArmMetrics, _running
     rs, n, R, K = np.random.default_rng(2), 40, 3, 6
     m = rs.random((n, R, K) if per_replicate else (n, K))
+    if constant:
+        m = np.broadcast_to(m[:1], m.shape).copy()
     m[:, ..., 2] = m.min(axis=-1)                       # ties for the best arm
     p = rs.dirichlet(np.ones(K), size=(n, R))
     p[::3] = np.eye(K)[rs.integers(0, K, (len(p[::3]), R))]
@@ -117,6 +120,7 @@ def test_arm_terms_are_the_numpy_terms(per_replicate):
     totals = [rs.random(R), rs.random(R), rs.random((R, K))]
     want = [_running(totals[0], regret), _running(totals[1], optimal), _running(totals[2], p)]
     m3 = np.ascontiguousarray(m if per_replicate else m[:, None, :])
+    m3 = m3[:1] if constant else m3
     assert KR.run(KR.arm_terms_into, m3, p, *totals)
     for got, w in zip(totals, want, strict=True):
         np.testing.assert_array_equal(got, w)
