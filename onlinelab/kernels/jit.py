@@ -6,7 +6,9 @@ second process pays only the load), on the first `Kernel.get`.  If numba is miss
 `Kernel.get` returns None — the caller then runs its numpy reference; if one kernel fails to compile,
 that kernel alone does; one `onlinelab.errors.CompileWarning` is issued for the whole process.  A
 function with no source file (a notebook cell, a doctest) compiles without the on-disk cache.  The first call's compile
-(or cache-load) time is kept in `compile_report`, which the benchmarks print.
+(or cache-load) time is kept in `compile_report`, which the benchmarks print.  numba keys a cached kernel on its
+own file only; `_guard_cache` empties the package's cache when any kernel source (or numba's version) changed, so a
+kernel never runs machine code built from a helper's older source.
 
 >>> @kernel
 ... def add_one(x):
@@ -16,6 +18,7 @@ function with no source file (a notebook cell, a doctest) compiles without the o
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import time
 import warnings
@@ -65,6 +68,7 @@ class Kernel:
             return None
         try:
             self.compiled = numba.njit(cache=True, fastmath=self.fastmath, nogil=True)(self.func)
+            _guard_cache(self.compiled, self.func, numba.__version__)
         except Exception:  # noqa: BLE001  (no place for the on-disk cache, e.g. a function defined in a notebook)
             try:
                 self.compiled = numba.njit(cache=False, fastmath=self.fastmath, nogil=True)(self.func)
@@ -112,6 +116,48 @@ def kernel(func=None, *, fastmath: bool = False):
     if func is None:
         return lambda f: Kernel(f, fastmath=fastmath)
     return Kernel(func, fastmath=fastmath)
+
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_GUARDED: list[str] = []    # cache folders checked in this process
+STAMP = "onlinelab-kernels.sha256"
+
+
+def _guard_cache(dispatcher, func, numba_version: str) -> None:
+    """Empty the on-disk cache of this package's kernels when any of its source files changed since it was written.
+
+    numba keys a cached kernel on its own file's timestamp only.  A kernel calling a helper of another file (every
+    kernel here calls `onlinelab.kernels.rowops`) would otherwise load machine code built from the helper's old
+    source after an upgrade or an edit.  The stamp, a sha256 of every ``kernels/*.py`` and numba's version, lives
+    in the cache folder; a mismatch removes the folder's ``.nbi``/``.nbc`` files, once per process.
+    """
+    if os.path.dirname(os.path.abspath(func.__code__.co_filename)) != _HERE:
+        return    # a kernel defined elsewhere (a test, a plugin): numba's own keying
+    folder = getattr(getattr(dispatcher, "_cache", None), "_cache_path", None)
+    if folder is None or folder in _GUARDED:
+        return
+    _GUARDED.append(folder)
+    digest = hashlib.sha256(numba_version.encode())
+    for name in sorted(os.listdir(_HERE)):
+        if name.endswith(".py"):
+            with open(os.path.join(_HERE, name), "rb") as fh:
+                digest.update(name.encode() + b"\0" + fh.read())
+    stamp = os.path.join(folder, STAMP)
+    try:
+        with open(stamp, encoding="ascii") as fh:
+            if fh.read().strip() == digest.hexdigest():
+                return
+    except OSError:
+        pass
+    try:
+        os.makedirs(folder, exist_ok=True)
+        for name in os.listdir(folder):
+            if name.endswith((".nbi", ".nbc")):
+                os.remove(os.path.join(folder, name))
+        with open(stamp, "w", encoding="ascii") as fh:
+            fh.write(digest.hexdigest() + "\n")
+    except OSError:
+        pass      # a read-only cache folder: numba then compiles without writing, and nothing stale is written
 
 
 def _fail(reason: str, everything: bool = False) -> None:
