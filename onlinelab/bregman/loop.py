@@ -51,8 +51,8 @@ def single_blas(func):
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
-        from threadpoolctl import threadpool_limits
-        with threadpool_limits(limits=1):
+        from onlinelab.core.blas import limit_threads
+        with limit_threads(1):
             return func(*args, **kwargs)
     return wrapper
 

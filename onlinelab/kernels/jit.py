@@ -39,10 +39,13 @@ class Kernel:
         The kernel, in numba's nopython subset.
     fastmath : bool, default False
         Never set for kernels that must equal the numpy reference: it reorders arithmetic.
+    inline : bool, default False
+        Inline into every compiled caller (numba's ``inline="always"``): for the small row helpers a kernel
+        calls once per replicate and round, where a call costs as much as the work (2.5× on the per-arm sums).
     """
 
-    def __init__(self, func, fastmath: bool = False):
-        self.func, self.fastmath = func, fastmath
+    def __init__(self, func, fastmath: bool = False, inline: bool = False):
+        self.func, self.fastmath, self.inline = func, fastmath, inline
         self.name = f"{func.__module__}.{func.__qualname__}"
         self.compiled = None
         self.compile_s: float | None = None   # the first call's compile (or cache-load) time
@@ -67,11 +70,13 @@ class Kernel:
             _fail(f"numba cannot be imported ({type(exc).__name__}: {exc})", everything=True)
             return None
         try:
-            self.compiled = numba.njit(cache=True, fastmath=self.fastmath, nogil=True)(self.func)
+            self.compiled = numba.njit(cache=True, fastmath=self.fastmath, nogil=True,
+                                       inline="always" if self.inline else "never")(self.func)
             _guard_cache(self.compiled, self.func, numba.__version__)
         except Exception:  # noqa: BLE001  (no place for the on-disk cache, e.g. a function defined in a notebook)
             try:
-                self.compiled = numba.njit(cache=False, fastmath=self.fastmath, nogil=True)(self.func)
+                self.compiled = numba.njit(cache=False, fastmath=self.fastmath, nogil=True,
+                                           inline="always" if self.inline else "never")(self.func)
             except Exception as exc:  # noqa: BLE001  (this kernel alone falls back)
                 _fail(f"{self.name}: {type(exc).__name__}: {exc}")
                 return None

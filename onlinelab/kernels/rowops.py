@@ -303,7 +303,7 @@ def bind() -> bool:
     from onlinelab.kernels.jit import Kernel
     module = sys.modules[__name__]
     for name in _HELPERS:                 # the sums first: the others call it by its module-level name
-        fn = Kernel(getattr(module, name)).get()
+        fn = Kernel(getattr(module, name), inline=True).get()   # inlined: a call per row costs as much as the row
         if fn is None:
             _BOUND.append(False)
             return False

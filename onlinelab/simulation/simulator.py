@@ -21,10 +21,10 @@ from __future__ import annotations
 import time
 
 import simpy
-from threadpoolctl import threadpool_limits
 
 from onlinelab.core import validation as v
 from onlinelab.core.base import Environment, Learner, label_of
+from onlinelab.core.blas import limit_threads
 from onlinelab.core.blocks import BlockFeed, blocks_match_emit
 from onlinelab.core.compat import check_declared_domain, check_pairings
 from onlinelab.core.metrics import COMPARATORS, LossTracker
@@ -285,7 +285,7 @@ def simulate(environment, learners, *, T: int, replicates: int = 1, seed: int = 
         raise ConfigError(f"two environments share the label {labels!r}; give them different parameters")
     bar = Progress(total=T * len(envs)) if progress else None
     results = []
-    with threadpool_limits(limits=blas_threads), use_compiled(compiled), time_limit(callback_timeout):
+    with limit_threads(blas_threads), use_compiled(compiled), time_limit(callback_timeout):
         for env, env_label in zip(envs, labels, strict=True):
             if durable is not None and durable.finished(env_label) is not None:
                 results.append(durable.finished(env_label))  # done before an interruption
