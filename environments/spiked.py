@@ -18,7 +18,7 @@ import numpy as np
 from onlinelab import errors
 from onlinelab.core import validation as v
 from onlinelab.core.base import Environment
-from onlinelab.core.blocks import LossBlock
+from onlinelab.core.blocks import LossBlock, rounds_per_block
 from onlinelab.core.protocol import EigenPlay
 from onlinelab.core.registry import register_environment
 from onlinelab.geometry.linalg import rows_at
@@ -79,6 +79,13 @@ class SpikedCovariance(Environment):
 
     def emit(self, t, history):
         return FactoredLoss(self._normalized(rows_at(self.rng.normal(self.d), self.sqrt_cov)), coef=-1.0)
+
+    @property
+    def block_rounds(self) -> int:
+        """Rounds per emitted block: about 2 MB of the dense d × d losses that the checks form (at least 64).
+        Long blocks matter at small d, where a block's fixed work outweighs its rounds' (a compiled learner,
+        onlinelab.kernels.logdet); the draws do not depend on how the rounds are cut."""
+        return rounds_per_block(getattr(self, "replicates", 1), self.d * self.d)
 
     def emit_block(self, t, n):
         """n rounds at once: the same draws as n calls of `emit`, one vector per round and replicate."""
