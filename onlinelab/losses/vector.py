@@ -27,7 +27,7 @@ from onlinelab.errors import DomainError, LossError
 from onlinelab.geometry.domains import Domain
 from onlinelab.losses.matrix import real_array
 from onlinelab.losses.quadratic_solve import quadratic_argmin
-from onlinelab.losses.row_scan import row_scan
+from onlinelab.losses.row_scan import row_scan, row_square_sums
 
 
 def sup_norm(domain) -> float:
@@ -182,7 +182,8 @@ class LinearLoss(VectorLoss):
     @property
     def _absmax(self):  # ‖G‖∞ per replicate, computed once (validate and statistics both need it)
         if self._inf is None:   # with min and max G when one compiled pass gave them (onlinelab.losses.row_scan)
-            self._inf, *self._range = row_scan(self.G)
+            self._inf, lo, hi, self._fro = row_scan(self.G)
+            self._range = (lo, hi)
         return self._inf
 
     def validate(self, where, R, d, bound, psd=None):
@@ -222,7 +223,9 @@ class LinearLoss(VectorLoss):
         return LinearTerms(self.G)
 
     def statistics(self):
-        return {"spec_sq": self._absmax ** 2, "fro_sq": _dot(self.G, self.G)}
+        absmax = self._absmax                      # a compiled scan also leaves ‖g‖₂² in self._fro
+        fro = getattr(self, "_fro", None)
+        return {"spec_sq": absmax ** 2, "fro_sq": row_square_sums(self.G) if fro is None else fro}
 
     def comparator(self, replicates, d):
         return LeaderComparator(self.domain, _linear_value)
