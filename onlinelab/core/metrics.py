@@ -181,10 +181,15 @@ class Recorder:
                                           "realized_regret": self.realized() - comp, "comparator_loss": comp}
         values.update(cumulative_loss=self.cum_expected.copy(), runtime_s=np.full(self.R, runtime_s))
         for key, val in extra.items():
-            values[key] = np.broadcast_to(np.asarray(val, dtype=float), (self.R,))
+            val = np.asarray(val, dtype=float)
+            values[key] = val if val.shape == (self.R,) else np.broadcast_to(val, (self.R,))
         self.t.append(t)
+        rows = self.rows
         for key, val in values.items():
-            self.rows.setdefault(key, []).append(np.array(val, dtype=float))
+            if key in rows:
+                rows[key].append(np.array(val, dtype=float))
+            else:
+                rows[key] = [np.array(val, dtype=float)]
         pooled = tracker.pooled_comparator()
         self.pseudo_regret.append(None if pooled is None else float(self.cum_expected.mean() - pooled))
 
