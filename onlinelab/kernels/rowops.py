@@ -267,12 +267,13 @@ def omd_step_into(mirror, z, g, step, a, work, out):
         logbarrier_solve_into(a, out, work)
 
 
-def bandit_draw_into(q, p, est, losses, uniforms, i, r, gamma, shift):
+def bandit_draw_into(q, p, est, losses, uniforms, i, r, gamma, shift, ix):
     """One bandit round after the inner play q: p = (1 − γ) q + γ/K, the arm from ``uniforms[i, r]``, its loss
-    ℓ = ``losses[i, r, arm]`` and the estimate ((ℓ + shift)/p(arm))·e_arm into ``est``; returns (arm, ℓ).
+    ℓ = ``losses[i, r, arm]`` and the estimate ((ℓ + shift)/(p(arm) + ix))·e_arm into ``est``; returns (arm, ℓ).
 
     As `onlinelab.learners.bandit_simplex.BanditSimplex.play_block` computes them: ``np.multiply(q, 1 − γ)``
-    then ``+= γ/K``; `categorical`; ``one_hot · ratio``, whose zeros carry the ratio's sign.
+    then ``+= γ/K``; `categorical`; ``one_hot · ratio``, whose zeros carry the ratio's sign.  ``ix`` > 0 is
+    Exp3-IX's implicit exploration (`onlinelab.learners.exp3_ix`), 0 for the others.
     """
     K = q.shape[0]
     keep, add = 1.0 - gamma, gamma / K
@@ -280,7 +281,8 @@ def bandit_draw_into(q, p, est, losses, uniforms, i, r, gamma, shift):
         p[j] = q[j] if gamma == 0 else q[j] * keep + add
     arm = categorical(p, uniforms[i, r])
     value = losses[i, r, arm]
-    ratio = (value + shift) / p[arm] if shift != 0 else value / p[arm]
+    den = p[arm] + ix if ix != 0 else p[arm]
+    ratio = (value + shift) / den if shift != 0 else value / den
     for j in range(K):
         est[j] = 0.0 * ratio
     est[arm] = ratio

@@ -8,7 +8,7 @@ and docs/theory/08-bandits-delays.md):
   the running sum of α_t g_t and one softmax per round;
 * `omd_block` — greedy OMD with the entropy or the log-barrier (`onlinelab.learners.mirror_descent.OMD`);
 * `exp3_block` and `logbarrier_bandit_block` — the wrappers of `onlinelab.learners.bandit_simplex`:
-  ``exp3`` and ``exp3-auer`` (entropic FTRL inside), ``logbarrier-bandit`` (log-barrier OMD inside); the
+  ``exp3``, ``exp3-auer`` and ``exp3-ix`` (entropic FTRL inside), ``logbarrier-bandit`` (log-barrier OMD inside); the
   arm of round i is drawn from the uniform the numpy path would use, ``uniforms[i, r]``, so the two paths
   draw the same arms.  (Two kernels, not one: a kernel compiles every branch it holds, and Exp3 need not
   wait for the log-barrier's solver.)
@@ -86,8 +86,9 @@ def omd_block(G, alphas, z, scale, mirror):
 
 
 @kernel
-def exp3_block(losses, uniforms, alphas, acc, has_acc, z, scale, gamma, shift, prev):
-    """Exp3 (``shift`` 0) and Exp3-Auer (``shift`` −1, γ > 0): entropic FTRL on importance-weighted estimates.
+def exp3_block(losses, uniforms, alphas, acc, has_acc, z, scale, gamma, shift, ix, prev):
+    """Exp3 (``shift`` 0), Exp3-Auer (``shift`` −1, γ > 0) and Exp3-IX (``ix`` > 0, the estimate ℓ/(p + ix)):
+    entropic FTRL on importance-weighted estimates.
 
     Round i: the inner play q = softmax(−η·acc) (the start ``z`` before any sum); p = (1 − γ) q + γ/K when
     γ > 0; the arm from ``uniforms[i, r]``; the estimate ((ℓ(arm) + shift)/p(arm))·e_arm
@@ -109,7 +110,7 @@ def exp3_block(losses, uniforms, alphas, acc, has_acc, z, scale, gamma, shift, p
             else:
                 for j in range(K):
                     q[j] = z[r, j]
-            arm, realized[i, r] = rowops.bandit_draw_into(q, p, est, losses, uniforms, i, r, gamma, shift)
+            arm, realized[i, r] = rowops.bandit_draw_into(q, p, est, losses, uniforms, i, r, gamma, shift, ix)
             for j in range(K):
                 plays[i, r, j] = p[j]
                 g = est[j] if a == 1.0 else a * est[j]
@@ -133,7 +134,7 @@ def logbarrier_bandit_block(losses, uniforms, alphas, z, scale, gamma, prev):
         for r in range(R):
             for j in range(K):
                 q[j] = z[r, j]
-            arm, realized[i, r] = rowops.bandit_draw_into(q, p, est, losses, uniforms, i, r, gamma, 0.0)
+            arm, realized[i, r] = rowops.bandit_draw_into(q, p, est, losses, uniforms, i, r, gamma, 0.0, 0.0)
             for j in range(K):
                 plays[i, r, j] = p[j]
                 g[j] = est[j] if a == 1.0 else a * est[j]

@@ -153,8 +153,7 @@ class BanditSimplex(Learner):
         uniforms = rng.random(n).T.copy()                       # (n, R): round i's uniform per replicate
         base, inner = self._base, state.inner
         mirror = base.kernel_mirror(inner)        # 0 entropy, 1 log-barrier, None: the numpy loop below
-        if type(self) in (Exp3, Exp3Auer, LogBarrierBandit) and mirror is not None and (mirror == 0 or
-                                                                                         type(base) is OMD):
+        if type(self).__dict__.get("compiled_block") and mirror is not None and (mirror == 0 or type(base) is OMD):
             out = self._kernel_block(state, losses, uniforms)
             if out is not None:                                 # the compiled loop: the same draws and numbers
                 return out
@@ -183,8 +182,10 @@ class BanditSimplex(Learner):
         z, prev, alphas = np.array(inner.z, dtype=float), np.empty((R, K)), base.alphas(inner.t, n)
         if ftrl:
             shift = -1.0 if type(self) is Exp3Auer else 0.0      # Exp3-Auer feeds (ℓ − 1)·1{arm}/p
+            ix = float(self.__dict__.get("_ix", 0.0))            # Exp3-IX feeds ℓ·1{arm}/(p + γ)
             out = simplex_kernels.run(simplex_kernels.exp3_block, losses, uniforms, alphas, acc,
-                                      inner.acc is not None, z, float(inner.scale), float(state.gamma), shift, prev)
+                                      inner.acc is not None, z, float(inner.scale), float(state.gamma), shift, ix,
+                                      prev)
         else:
             out = simplex_kernels.run(simplex_kernels.logbarrier_bandit_block, losses, uniforms, alphas, z,
                                       float(inner.scale), float(state.gamma), prev)
@@ -204,6 +205,8 @@ class Exp3(BanditSimplex):
     eta : float or None
         Learning rate; None takes √(2 ln K/(K T)).
     """
+
+    compiled_block = True   # this exact class plays blocks in a kernel; a subclass, the numpy loop
 
     def __init__(self, eta: float | None = None):
         self.eta = None if eta is None else v.positive_float("eta", eta)
@@ -234,6 +237,8 @@ class Exp3Auer(BanditSimplex):
     gamma : float or None
         Exploration rate in (0, 1]; None takes min(1, √(K ln K/((e − 1) T))), the tuning for G_max ≤ T.
     """
+
+    compiled_block = True   # this exact class plays blocks in a kernel; a subclass, the numpy loop
 
     def __init__(self, gamma: float | None = None):
         if gamma is not None:
@@ -275,6 +280,8 @@ class LogBarrierBandit(BanditSimplex):
     eta : float or None
         Step size; None takes √(K ln T/T).
     """
+
+    compiled_block = True   # this exact class plays blocks in a kernel; a subclass, the numpy loop
 
     def __init__(self, eta: float | None = None):
         self.eta = None if eta is None else v.positive_float("eta", eta)

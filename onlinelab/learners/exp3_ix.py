@@ -39,6 +39,8 @@ class Exp3IX(BanditSimplex):
         Implicit exploration γ > 0; None takes η/2.
     """
 
+    compiled_block = True   # blocks in onlinelab.kernels.simplex.exp3_block (a subclass plays the numpy loop)
+
     def __init__(self, eta: float | None = None, gamma: float | None = None):
         self.eta = None if eta is None else v.positive_float("eta", eta)
         self.gamma = None if gamma is None else v.positive_float("gamma", gamma)

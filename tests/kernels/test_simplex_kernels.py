@@ -28,7 +28,9 @@ LEARNERS = [("ftrl", {"regularizer": "entropy", "eta": 0.3}, KS.ftrl_entropy_blo
             ("omd", {"regularizer": "entropy", "gamma": 0.2}, KS.omd_block),
             ("omd", {"regularizer": "log-barrier", "gamma": 0.05}, KS.omd_block),
             ("exp3", {}, KS.exp3_block), ("exp3-auer", {}, KS.exp3_block),
-            ("exp3-auer", {"gamma": 0.2}, KS.exp3_block), ("logbarrier-bandit", {}, KS.logbarrier_bandit_block)]
+            ("exp3-auer", {"gamma": 0.2}, KS.exp3_block), ("exp3-ix", {}, KS.exp3_block),
+            ("exp3-ix", {"eta": 0.05, "gamma": 0.3}, KS.exp3_block),
+            ("logbarrier-bandit", {}, KS.logbarrier_bandit_block)]
 IDS = [label_of(ol.make_learner(name, **kw)) for name, kw, _ in LEARNERS]
 #: every registered environment on the simplex (the adaptive ones emit no blocks: the switch must change nothing)
 # built-in ones only: other test modules register their own environments at import, in the same registry
