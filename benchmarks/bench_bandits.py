@@ -41,6 +41,7 @@ import time
 
 import numpy as np
 from scipy import stats
+from timing import best_of
 
 import onlinelab as ol
 
@@ -52,16 +53,6 @@ def ci(values) -> tuple[float, float]:
     values = np.asarray(values, dtype=float)
     half = stats.t.ppf(0.975, len(values) - 1) * values.std(ddof=1) / np.sqrt(len(values)) if len(values) > 1 else 0
     return float(values.mean()), float(half)
-
-
-def best_of(run, k: int):
-    """(the fastest of k timed calls, its result): on a shared machine the minimum is the least disturbed."""
-    best, out = float("inf"), None
-    for _ in range(k):
-        t0 = time.perf_counter()
-        out = run()
-        best = min(best, time.perf_counter() - t0)
-    return best, out
 
 
 def run_simulate(T: int, R: int, compiled: bool = True, seed: int = 0, k: int = 1):

@@ -27,10 +27,10 @@ Usage:  python benchmarks/bench_hedge.py [--experts 10] [--replicates 20] [--rou
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
 from threadpoolctl import threadpool_limits
+from timing import best_of
 
 import onlinelab as ol
 from onlinelab.core.blocks import LossBlock, rounds_per_block
@@ -95,16 +95,6 @@ def compiled_floor(losses, means, T, R, eta):
     fn = numba.njit(_hedge_floor)
     fn(losses, means, T, R, eta, 1)
     return best_of(lambda: fn(losses, means, T, R, eta, 1))
-
-
-def best_of(run, k: int = 3):
-    """(the fastest of k timed calls, its result): on a shared machine the minimum is the least disturbed."""
-    best, out = float("inf"), None
-    for _ in range(k):
-        t0 = time.perf_counter()
-        out = run()
-        best = min(best, time.perf_counter() - t0)
-    return best, out
 
 
 def numpy_floor(losses, eta):

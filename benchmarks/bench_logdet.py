@@ -26,6 +26,7 @@ import time
 
 import numpy as np
 from threadpoolctl import threadpool_limits
+from timing import best_of
 
 import onlinelab as ol
 
@@ -134,15 +135,6 @@ def _logdet_floor(T, R, d, sqrt_cov, eta, gamma, sparse, seed):
     return total
 
 
-def best_of(run, k: int = 3) -> float:
-    best = float("inf")
-    for _ in range(k):
-        t0 = time.perf_counter()
-        run()
-        best = min(best, time.perf_counter() - t0)
-    return best
-
-
 def small_d_ratio(sampler: str, d: int, R: int, T: int) -> tuple[float, float]:
     """(simulate's best time, the compiled floor's best time) for log-det OMD with ``sampler`` at (d, R, T)."""
     import numba
@@ -152,8 +144,8 @@ def small_d_ratio(sampler: str, d: int, R: int, T: int) -> tuple[float, float]:
     args = (T, R, d, env.sqrt_cov, p["eta"], p["gamma"], sampler == "sparse")
     floor(50, R, *args[2:], 0)
     ol.simulate(env, [learner], T=200, replicates=R, seed=0)
-    t_floor = best_of(lambda: floor(*args, 1))
-    t_sim = best_of(lambda: ol.simulate(env, [learner], T=T, replicates=R, seed=0))
+    t_floor = best_of(lambda: floor(*args, 1))[0]
+    t_sim = best_of(lambda: ol.simulate(env, [learner], T=T, replicates=R, seed=0))[0]
     return t_sim, t_floor
 
 

@@ -48,6 +48,7 @@ import time
 
 import numpy as np
 from scipy import stats
+from timing import best_of
 
 import onlinelab as ol
 from onlinelab.learners.stochastic_base import StochasticBandit
@@ -134,12 +135,7 @@ def floor_loop(name: str, T: int, R: int):
     import numba
     fn = numba.njit(cache=False)(_floor_body)
     fn(CODES[name], MEANS, T, R, 1)                      # compile and warm at the full size
-    best = float("inf")
-    for _ in range(3):                                   # the best of three, as for simulate
-        t0 = time.perf_counter()
-        regret = fn(CODES[name], MEANS, T, R, 0)
-        best = min(best, time.perf_counter() - t0)
-    return best, regret
+    return best_of(lambda: fn(CODES[name], MEANS, T, R, 0))   # the best of three, as for simulate
 
 
 CACHE_PROBE = """

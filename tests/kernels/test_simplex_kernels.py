@@ -129,8 +129,6 @@ def test_a_kernel_that_cannot_compile_leaves_the_numpy_path_to_play(name, kw, ke
     """A kernel answering None (numba cannot compile) hands the block to the numpy path after the block's uniforms
     were drawn: the run equals the numpy run."""
     monkeypatch.setattr(type(kern), "call", lambda self, *args: None)
-    learner = ol.make_learner(name, **kw)
-    failed = ol.simulate("bernoulli-arms", [learner], T=150, replicates=2, seed=4, checkpoints=[150]).metrics
-    plain = ol.simulate("bernoulli-arms", [learner], T=150, replicates=2, seed=4, checkpoints=[150],
-                        compiled=False).metrics
-    pd.testing.assert_frame_equal(without_runtime(failed), without_runtime(plain), check_exact=True)
+    failed, plain = both_paths("bernoulli-arms", ol.make_learner(name, **kw), T=150, replicates=2, seed=4,
+                               checkpoints=[150])
+    pd.testing.assert_frame_equal(failed, plain, check_exact=True)

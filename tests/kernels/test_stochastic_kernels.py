@@ -90,11 +90,9 @@ def test_a_kernel_that_fails_to_compile_leaves_the_streams_untouched(name, kw, k
     so the numpy path that then runs draws them again and the run equals the numpy run."""
     monkeypatch.setattr(kern, "_first_call_ready", False)
     monkeypatch.setattr(type(kern), "call", lambda self, *args: None)
-    learner = ol.make_learner(name, **kw)
-    failed = ol.simulate("bernoulli-arms", [learner], T=150, replicates=2, seed=4, checkpoints=[150]).metrics
-    plain = ol.simulate("bernoulli-arms", [learner], T=150, replicates=2, seed=4, checkpoints=[150],
-                        compiled=False).metrics
-    pd.testing.assert_frame_equal(without_runtime(failed), without_runtime(plain), check_exact=True)
+    failed, plain = both_paths("bernoulli-arms", ol.make_learner(name, **kw), T=150, replicates=2, seed=4,
+                               checkpoints=[150])
+    pd.testing.assert_frame_equal(failed, plain, check_exact=True)
 
 
 @pytest.mark.parametrize("seed", range(40))
