@@ -184,12 +184,8 @@ class Recorder:
             val = np.asarray(val, dtype=float)
             values[key] = val if val.shape == (self.R,) else np.broadcast_to(val, (self.R,))
         self.t.append(t)
-        rows = self.rows
         for key, val in values.items():
-            if key in rows:
-                rows[key].append(np.array(val, dtype=float))
-            else:
-                rows[key] = [np.array(val, dtype=float)]
+            self.rows.setdefault(key, []).append(np.array(val, dtype=float))
         pooled = tracker.pooled_comparator()
         self.pseudo_regret.append(None if pooled is None else float(self.cum_expected.mean() - pooled))
 

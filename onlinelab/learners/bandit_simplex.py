@@ -88,6 +88,8 @@ def _losses_in_unit_interval(ctx) -> dict:
 class BanditSimplex(Learner):
     """Base of the wrappers: inner full-information learner, exploration mix, sampling, importance weighting."""
 
+    _ix = 0.0   # implicit exploration added to p(arm) in the estimate's denominator (Exp3-IX sets it)
+
     feedback = "bandit"
     reference_environment = "bernoulli-arms"   # what `onlinelab check learner` plays it against
     plays = "simplex"                          # the K arms: vector losses on the simplex only
@@ -182,7 +184,7 @@ class BanditSimplex(Learner):
         z, prev, alphas = np.array(inner.z, dtype=float), np.empty((R, K)), base.alphas(inner.t, n)
         if ftrl:
             shift = -1.0 if type(self) is Exp3Auer else 0.0      # Exp3-Auer feeds (ℓ − 1)·1{arm}/p
-            ix = float(self.__dict__.get("_ix", 0.0))            # Exp3-IX feeds ℓ·1{arm}/(p + γ)
+            ix = float(self._ix)                                  # Exp3-IX feeds ℓ·1{arm}/(p + γ)
             out = simplex_kernels.run(simplex_kernels.exp3_block, losses, uniforms, alphas, acc,
                                       inner.acc is not None, z, float(inner.scale), float(state.gamma), shift, ix,
                                       prev)
