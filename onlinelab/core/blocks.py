@@ -36,6 +36,12 @@ class LossBlock:
         The n per-round losses (each with the replicate axis R), views of the same data.
     """
 
+    plays_wanted = True
+    """Whether the simulator will read the block's stacked plays.  It sets this to False, just before a
+    learner's ``play_block``, when it needs only the learner's state and the expected losses it returns (no
+    per-arm metrics): that learner may then return None for the plays, provided it returns the expected losses
+    (see docs/guide/writing-learners.md), and a compiled kernel need not write an (n, R, K) array."""
+
     def __init__(self, stacked, rounds):
         self.stacked, self._rounds = stacked, list(rounds)
         self.n = len(self._rounds)

@@ -102,12 +102,20 @@ class Slot:
         play_block = getattr(self.learner, "play_block", None)
         if play_block is not None and self.channel is None and not self.prescient and self.kind != "first_order":
             t0 = time.perf_counter()
+            block.plays_wanted = self.arms is not None     # else only the state and the expected losses are read
             out = play_block(self.state, block, self.rng)
-            if out is not None:
+            if out is not None:   # (state, plays[, realized[, expected]]): see docs/guide/writing-learners.md
                 self.state, mixed = out[0], out[1]
                 self.runtime += time.perf_counter() - t0
-                expected = block.stacked.mixed_value(mixed).reshape(block.n, -1)
-                self.recorder.add_block(expected, out[2] if len(out) > 2 else None)
+                expected = out[3] if len(out) > 3 else None
+                if mixed is None and (expected is None or self.arms is not None):
+                    why = "with no expected losses" if expected is None else "of a block whose plays_wanted is True"
+                    raise ProtocolError(f"{type(self.learner).__name__}.play_block returned None for the plays {why}; "
+                                        "return the plays (None is allowed only when block.plays_wanted is False "
+                                        "and the (n, R) expected losses follow; docs/guide/writing-learners.md)")
+                if expected is None:
+                    expected = block.stacked.mixed_value(mixed)
+                self.recorder.add_block(expected.reshape(block.n, -1), out[2] if len(out) > 2 else None)
                 if self.arms is not None:
                     self.arms.add_block(t, mixed)
                 return

@@ -13,14 +13,19 @@ and docs/theory/08-bandits-delays.md):
   draw the same arms.  (Two kernels, not one: a kernel compiles every branch it holds, and Exp3 need not
   wait for the log-barrier's solver.)
 
+Every kernel also returns each round's expected loss ⟨p_i, g_i⟩, (n, R), summed in ``np.einsum``'s order as
+`onlinelab.losses.vector.LinearLoss.mixed_value` sums it, so the simulator need not compute it again; with
+``keep`` False (nothing will read the block's plays: `onlinelab.core.blocks.LossBlock.plays_wanted`) the plays
+array has one round, the last, and the kernel writes no (n, R, K) array.
+
 The learners call them through `run` (`onlinelab.kernels.rowops.call`), which binds the shared row helpers
 and returns None when numba cannot compile — the learner then runs its numpy path.
 
 >>> import numpy as np
 >>> G = np.zeros((3, 1, 2)); G[:, 0, 0] = 1.0          # 3 rounds, 1 replicate, 2 experts
 >>> acc, z = np.zeros((1, 2)), np.full((1, 2), 0.5)
->>> plays = run(ftrl_entropy_block, G, np.ones(3), acc, False, z, 1.0)
->>> plays is None or bool(np.allclose(plays[2, 0], [1 / (1 + np.e ** 2), 1 - 1 / (1 + np.e ** 2)]))
+>>> out = run(ftrl_entropy_block, G, np.ones(3), acc, False, z, 1.0, True)   # None where numba cannot compile
+>>> out is None or bool(np.allclose(out[0][2, 0], [1 / (1 + np.e ** 2), 1 - 1 / (1 + np.e ** 2)]))
 True
 """
 from __future__ import annotations
@@ -35,8 +40,10 @@ ENTROPY, LOG_BARRIER = 0, 1    # the mirror map of an OMD kernel
 
 
 @kernel
-def ftrl_entropy_block(G, alphas, acc, has_acc, z, scale):
-    """Hedge on n rounds: plays (n, R, K); ``acc`` (R, K) is updated in place to Σ_{s≤n} α_s g_s.
+def ftrl_entropy_block(G, alphas, acc, has_acc, z, scale, keep):
+    """Hedge on n rounds: ``(plays (n, R, K), values (n, R))``; ``acc`` (R, K) is updated in place to
+    Σ_{s≤n} α_s g_s, and values[i, r] = ⟨p_i, g_i⟩ is round i's expected loss in ``np.einsum``'s order
+    (`onlinelab.losses.row_scan.row_dots`, which the simulator would otherwise compute from the plays).
 
     Round i plays softmax(−η·acc) with acc the sum before round i (the start point ``z`` when nothing
     is summed yet), then adds α_i g_i: as `FTRL.play_block`'s running sum and row-wise solve.  (Rounds
@@ -44,64 +51,69 @@ def ftrl_entropy_block(G, alphas, acc, has_acc, z, scale):
     loop costs numba a reference count each time, as much as the row's arithmetic.)
     """
     n, R, K = G.shape
-    plays = np.empty((n, R, K))
+    plays, values = np.empty((n if keep else 1, R, K)), np.empty((n, R))
     neg = -scale
-    h = np.empty(K)
+    h, gr = np.empty(K), np.empty(K)
     for i in range(n):
         started = has_acc or i > 0
-        a = alphas[i]
+        a, ii = alphas[i], i if keep else 0     # without keep, every round's play goes to row 0: the last stays
         for r in range(R):
             if started:
                 for j in range(K):
                     h[j] = neg * acc[r, j]
                 rowops.softmax_into(h, h)
-                for j in range(K):
-                    plays[i, r, j] = h[j]
             else:
                 for j in range(K):
-                    plays[i, r, j] = z[r, j]
+                    h[j] = z[r, j]
             for j in range(K):
-                g = G[i, r, j] if a == 1.0 else a * G[i, r, j]
+                plays[ii, r, j] = h[j]
+                gr[j] = G[i, r, j]
+                g = gr[j] if a == 1.0 else a * gr[j]
                 acc[r, j] = acc[r, j] + g if started else g
-    return plays
+            values[i, r] = rowops.einsum_dot(gr, h, K)
+    return plays, values
 
 
 @kernel
-def omd_block(G, alphas, z, scale, mirror):
-    """Greedy OMD on n rounds: plays (n, R, K); ``z`` (R, K) ends as the next iterate (updated in place)."""
+def omd_block(G, alphas, z, scale, mirror, keep):
+    """Greedy OMD on n rounds: ``(plays (n, R, K), values (n, R))`` (values as in `ftrl_entropy_block`); ``z``
+    (R, K) ends as the next iterate (updated in place)."""
     n, R, K = G.shape
-    plays = np.empty((n, R, K))
-    zr, g, scratch, work, nxt = np.empty(K), np.empty(K), np.empty(K), np.empty(K), np.empty(K)
+    plays, values = np.empty((n if keep else 1, R, K)), np.empty((n, R))
+    zr, g, gr, scratch, work, nxt = np.empty(K), np.empty(K), np.empty(K), np.empty(K), np.empty(K), np.empty(K)
     for i in range(n):
-        a = alphas[i]
+        a, ii = alphas[i], i if keep else 0     # without keep, every round's play goes to row 0: the last stays
         for r in range(R):
             for j in range(K):
                 zr[j] = z[r, j]
-                plays[i, r, j] = zr[j]
-                g[j] = G[i, r, j] if a == 1.0 else a * G[i, r, j]
+                plays[ii, r, j] = zr[j]
+                gr[j] = G[i, r, j]
+                g[j] = gr[j] if a == 1.0 else a * gr[j]
+            values[i, r] = rowops.einsum_dot(gr, zr, K)
             rowops.omd_step_into(mirror, zr, g, scale, scratch, work, nxt)
             for j in range(K):
                 z[r, j] = nxt[j]
-    return plays
+    return plays, values
 
 
 @kernel
-def exp3_block(losses, uniforms, alphas, acc, has_acc, z, scale, gamma, shift, ix, prev):
+def exp3_block(losses, uniforms, alphas, acc, has_acc, z, scale, gamma, shift, ix, prev, keep):
     """Exp3 (``shift`` 0), Exp3-Auer (``shift`` −1, γ > 0) and Exp3-IX (``ix`` > 0, the estimate ℓ/(p + ix)):
     entropic FTRL on importance-weighted estimates.
 
     Round i: the inner play q = softmax(−η·acc) (the start ``z`` before any sum); p = (1 − γ) q + γ/K when
     γ > 0; the arm from ``uniforms[i, r]``; the estimate ((ℓ(arm) + shift)/p(arm))·e_arm
     (`onlinelab.kernels.rowops.bandit_draw_into`); acc += α_i·estimate.  Returns ``(plays (n, R, K),
-    realized (n, R))``; ``acc``, ``z`` (the inner play) and ``prev`` (the last estimate) are updated in place.
+    realized (n, R), values (n, R))``, values[i, r] = ⟨p_i, ℓ_i⟩ the expected loss (as in `ftrl_entropy_block`);
+    ``acc``, ``z`` (the inner play) and ``prev`` (the last estimate) are updated in place.
     """
     n, R, K = losses.shape
-    plays, realized = np.empty((n, R, K)), np.empty((n, R))
-    q, p, est = np.empty(K), np.empty(K), np.empty(K)
+    plays, realized, values = np.empty((n if keep else 1, R, K)), np.empty((n, R)), np.empty((n, R))
+    q, p, est, lr = np.empty(K), np.empty(K), np.empty(K), np.empty(K)
     neg = -scale
     for i in range(n):
         started = has_acc or i > 0
-        a = alphas[i]
+        a, ii = alphas[i], i if keep else 0     # without keep, every round's play goes to row 0: the last stays
         for r in range(R):
             if started:
                 for j in range(K):
@@ -112,35 +124,40 @@ def exp3_block(losses, uniforms, alphas, acc, has_acc, z, scale, gamma, shift, i
                     q[j] = z[r, j]
             arm, realized[i, r] = rowops.bandit_draw_into(q, p, est, losses, uniforms, i, r, gamma, shift, ix)
             for j in range(K):
-                plays[i, r, j] = p[j]
+                plays[ii, r, j] = p[j]
+                lr[j] = losses[i, r, j]
                 g = est[j] if a == 1.0 else a * est[j]
                 acc[r, j] = acc[r, j] + g if started else g
                 z[r, j] = q[j]
                 if i == n - 1:
                     prev[r, j] = est[j]
-    return plays, realized
+            values[i, r] = rowops.einsum_dot(lr, p, K)
+    return plays, realized, values
 
 
 @kernel
-def logbarrier_bandit_block(losses, uniforms, alphas, z, scale, gamma, prev):
+def logbarrier_bandit_block(losses, uniforms, alphas, z, scale, gamma, prev, keep):
     """The log-barrier bandit: greedy log-barrier OMD on importance-weighted estimates (rounds as `exp3_block`,
-    the inner play being the iterate ``z``, updated in place by `onlinelab.kernels.rowops.omd_step_into`)."""
+    the inner play being the iterate ``z``, updated in place by `onlinelab.kernels.rowops.omd_step_into`;
+    returns ``(plays, realized, values)`` as `exp3_block`)."""
     n, R, K = losses.shape
-    plays, realized = np.empty((n, R, K)), np.empty((n, R))
-    q, p, est, g = np.empty(K), np.empty(K), np.empty(K), np.empty(K)
+    plays, realized, values = np.empty((n if keep else 1, R, K)), np.empty((n, R)), np.empty((n, R))
+    q, p, est, g, lr = np.empty(K), np.empty(K), np.empty(K), np.empty(K), np.empty(K)
     scratch, work, nxt = np.empty(K), np.empty(K), np.empty(K)
     for i in range(n):
-        a = alphas[i]
+        a, ii = alphas[i], i if keep else 0     # without keep, every round's play goes to row 0: the last stays
         for r in range(R):
             for j in range(K):
                 q[j] = z[r, j]
             arm, realized[i, r] = rowops.bandit_draw_into(q, p, est, losses, uniforms, i, r, gamma, 0.0, 0.0)
             for j in range(K):
-                plays[i, r, j] = p[j]
+                plays[ii, r, j] = p[j]
+                lr[j] = losses[i, r, j]
                 g[j] = est[j] if a == 1.0 else a * est[j]
+            values[i, r] = rowops.einsum_dot(lr, p, K)
             rowops.omd_step_into(1, q, g, scale, scratch, work, nxt)
             for j in range(K):
                 z[r, j] = nxt[j]
                 if i == n - 1:
                     prev[r, j] = est[j]
-    return plays, realized
+    return plays, realized, values

@@ -156,7 +156,7 @@ class BanditSimplex(Learner):
         base, inner = self._base, state.inner
         mirror = base.kernel_mirror(inner)        # 0 entropy, 1 log-barrier, None: the numpy loop below
         if type(self).__dict__.get("compiled_block") and mirror is not None and (mirror == 0 or type(base) is OMD):
-            out = self._kernel_block(state, losses, uniforms)
+            out = self._kernel_block(state, losses, uniforms, getattr(block, "plays_wanted", True))
             if out is not None:                                 # the compiled loop: the same draws and numbers
                 return out
         plays, realized = np.empty((n, R, K)), np.empty((n, R))
@@ -174,7 +174,7 @@ class BanditSimplex(Learner):
             inner = base.update_gradient(inner, inner_play, self._estimate(p, arm, value, onehot))
         return BanditState(inner, K, gamma), plays.reshape(n * R, K), realized
 
-    def _kernel_block(self, state: BanditState, losses, uniforms):
+    def _kernel_block(self, state: BanditState, losses, uniforms, keep: bool):
         """`play_block` through `onlinelab.kernels.simplex.exp3_block` (the inner FTRL's entropy) or
         `logbarrier_bandit_block` (OMD's log-barrier); None when numba cannot compile here."""
         n, R, K = losses.shape
@@ -187,15 +187,15 @@ class BanditSimplex(Learner):
             ix = float(self._ix)                                  # Exp3-IX feeds ℓ·1{arm}/(p + γ)
             out = simplex_kernels.run(simplex_kernels.exp3_block, losses, uniforms, alphas, acc,
                                       inner.acc is not None, z, float(inner.scale), float(state.gamma), shift, ix,
-                                      prev)
+                                      prev, keep)
         else:
             out = simplex_kernels.run(simplex_kernels.logbarrier_bandit_block, losses, uniforms, alphas, z,
-                                      float(inner.scale), float(state.gamma), prev)
+                                      float(inner.scale), float(state.gamma), prev, keep)
         if out is None:
             return None
-        plays, realized = out
+        plays, realized, expected = out
         inner = inner._replace(z=z, acc=acc if ftrl else None, prev=prev, t=inner.t + n)
-        return BanditState(inner, K, state.gamma), plays.reshape(n * R, K), realized
+        return BanditState(inner, K, state.gamma), plays.reshape(n * R, K) if keep else None, realized, expected
 
 
 @register_learner("exp3")

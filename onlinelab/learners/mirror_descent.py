@@ -152,7 +152,9 @@ class FTRL(_Mirror):
         depend on the play, so the dual points −η Σ_{s<t} α_s g_s of every round are one running sum
         (sequential, as round by round) and the plays one row-wise ``mirror_solve``: the same numbers
         as n calls of `act` and `update`.  Returns ``(state, plays)``, plays stacked like
-        the block's losses, (n·R, d); FTRL draws nothing, so ``rng`` is unused.
+        the block's losses, (n·R, d) — the compiled kernel adds ``None, expected``, each round's ⟨p, g⟩ (n, R),
+        so the simulator need not compute it again, and returns None for the plays when ``block.plays_wanted`` is
+        False; FTRL draws nothing, so ``rng`` is unused.
         """
         G = getattr(block.stacked, "G", None)
         if (not getattr(block.stacked, "is_linear", False) or G is None or state.dom.spectral
@@ -161,7 +163,7 @@ class FTRL(_Mirror):
         n, d = block.n, G.shape[-1]
         raw = G.reshape(n, -1, d)                               # (n, R, d): round i's gradient
         if self.kernel_mirror(state) == 0:                      # Hedge: the compiled loop, same numbers
-            out = self._kernel_block(state, raw)
+            out = self._kernel_block(state, raw, block)
             if out is not None:
                 return out
         a = self.alphas(state.t, n)
@@ -177,17 +179,19 @@ class FTRL(_Mirror):
         R = raw.shape[1]
         return OCOState(plays[-R:], acc[-1].copy(), raw[-1], state.t + n, state.scale, state.dom), plays
 
-    def _kernel_block(self, state, raw):
+    def _kernel_block(self, state, raw, block):
         """`play_block` through `onlinelab.kernels.simplex.ftrl_entropy_block`; None when numba cannot compile."""
         n, R, d = raw.shape
         acc = np.zeros((R, d)) if state.acc is None else np.array(state.acc, dtype=float)
         z = np.ascontiguousarray(state.z, dtype=float)
-        plays = simplex_kernels.run(simplex_kernels.ftrl_entropy_block, raw, self.alphas(state.t, n), acc,
-                                    state.acc is not None, z, float(state.scale))
-        if plays is None:
+        keep = getattr(block, "plays_wanted", True)
+        out = simplex_kernels.run(simplex_kernels.ftrl_entropy_block, raw, self.alphas(state.t, n), acc,
+                                  state.acc is not None, z, float(state.scale), keep)
+        if out is None:
             return None
-        plays = plays.reshape(n * R, d)
-        return OCOState(plays[-R:], acc, raw[-1], state.t + n, state.scale, state.dom), plays
+        plays = out[0].reshape(-1, d)         # every round's plays, or (keep False) the last round's alone
+        state = OCOState(plays[-R:], acc, raw[-1], state.t + n, state.scale, state.dom)
+        return state, plays if keep else None, None, out[1]     # out[1]: each round's ⟨p, g⟩
 
 
 @register_learner("optimistic-ftrl")
@@ -284,7 +288,8 @@ class OMD(_OMDBase):
         """A block of linear losses in one compiled loop (`onlinelab.kernels.simplex.omd_block`) with the entropy
         or the log-barrier on the simplex; else None, and the block is played round by round — the numpy
         reference, whose numbers the kernel repeats (the entropy bit for bit, the log-barrier to rounding).
-        Returns ``(state, plays)``, plays stacked like the block's losses, (n·R, d)."""
+        Returns ``(state, plays, None, expected)``: plays stacked like the block's losses, (n·R, d) (None when
+        ``block.plays_wanted`` is False), and each round's expected loss ⟨p, g⟩, (n, R)."""
         G = getattr(block.stacked, "G", None)
         mirror = self.kernel_mirror(state)
         if not getattr(block.stacked, "is_linear", False) or G is None or mirror is None or self.feedback != "full":
@@ -292,11 +297,13 @@ class OMD(_OMDBase):
         n, d = block.n, G.shape[-1]
         raw = G.reshape(n, -1, d)
         z = np.array(state.z, dtype=float)
-        plays = simplex_kernels.run(simplex_kernels.omd_block, raw, self.alphas(state.t, n), z, float(state.scale),
-                                    mirror)
-        if plays is None:
+        keep = getattr(block, "plays_wanted", True)
+        out = simplex_kernels.run(simplex_kernels.omd_block, raw, self.alphas(state.t, n), z, float(state.scale),
+                                  mirror, keep)
+        if out is None:
             return None
-        return OCOState(z, None, raw[-1], state.t + n, state.scale, state.dom), plays.reshape(-1, d)
+        plays = out[0].reshape(-1, d) if keep else None
+        return OCOState(z, None, raw[-1], state.t + n, state.scale, state.dom), plays, None, out[1]
 
 
 @register_learner("omd+")

@@ -212,7 +212,9 @@ class LinearLoss(VectorLoss):
         return bool((self.G.max() if hi is None else hi) <= 0)
 
     def mixed_value(self, mixed):
-        return np.vecdot(self.G, mixed)     # ⟨g_r, x_r⟩ per replicate (called every round: no wrappers)
+        # ⟨g_r, x_r⟩ per replicate, called every round (no wrappers), in np.einsum's order: the compiled kernels
+        # repeat it (onlinelab.kernels.rowops.einsum_dot), while vecdot's BLAS ddot has an order no one can repeat
+        return np.einsum("...j,...j->...", self.G, mixed)
 
     action_value = mixed_value
 

@@ -17,6 +17,7 @@ from onlinelab.environments.arms import AdversarialArms, BernoulliArms
 from onlinelab.environments.spiked import SpikedCovariance
 from onlinelab.environments.streams import SpikedStream
 from onlinelab.errors import LossError, ProtocolError
+from onlinelab.learners.mirror_descent import FTRL
 
 
 class BernoulliPerRound(BernoulliArms):
@@ -126,8 +127,11 @@ def test_ftrl_plays_a_block_as_it_plays_its_rounds(regularizer, weights, played)
         play = learner.act(ref, None)
         plays.append(play.mixed)
         ref = learner.update(ref, play, Feedback("full", loss=loss), None)
-    got, stacked = learner.play_block(state, block)
+    got, stacked, *rest = learner.play_block(state, block)
     np.testing.assert_array_equal(stacked, np.concatenate(plays))
+    if rest and rest[-1] is not None:     # the kernel's expected losses: each round's loss of its play
+        want = [loss.mixed_value(p) for loss, p in zip(block.rounds, plays, strict=True)]
+        np.testing.assert_array_equal(rest[-1], np.stack(want))
     for name in ("z", "acc", "prev"):
         np.testing.assert_array_equal(getattr(got, name), getattr(ref, name))
     assert got.t == ref.t == played + n
@@ -161,9 +165,12 @@ def test_a_bandit_plays_a_block_as_it_plays_its_rounds(learner, params, played):
         value = loss.action_value(play.action)
         paid.append(value)
         ref = wrapper.update(ref, play, Feedback("bandit", value=value), rngs[1])
-    got, stacked, realized = wrapper.play_block(state, block, rngs[0])
+    got, stacked, realized, *rest = wrapper.play_block(state, block, rngs[0])
     np.testing.assert_array_equal(stacked, np.concatenate(plays))
     np.testing.assert_array_equal(realized, np.stack(paid))
+    if rest and rest[0] is not None:      # the kernel's expected losses: each round's loss of its mixed play
+        want = [loss.mixed_value(p) for loss, p in zip(block.rounds, plays, strict=True)]
+        np.testing.assert_array_equal(rest[0], np.stack(want))
     for name in ("z", "acc", "prev"):
         a, b = getattr(got.inner, name), getattr(ref.inner, name)
         assert (a is None) == (b is None)
@@ -231,3 +238,21 @@ def test_a_learner_without_play_block_and_a_delayed_one_play_blocks_round_by_rou
         a, b = (timeless(r) for r in runs)
         plain = ~(a.metric.isin(SUMS) | a.metric.str.startswith("bound:"))
         np.testing.assert_array_equal(a.value[plain], b.value[plain])
+
+
+@pytest.mark.parametrize("env_name, returned, why", [
+    ("adversarial-arms", "plays only", "with no expected losses"),
+    ("bernoulli-arms", "expected only", "plays_wanted is True")])
+def test_play_block_without_plays_is_refused_where_they_are_needed(env_name, returned, why):
+    """None for the plays is allowed only beside the expected losses, and only when the block's plays_wanted is
+    False (no per-arm metrics read them): otherwise a ProtocolError names the class and the fix."""
+    class NoPlays(FTRL):
+        def play_block(self, state, block, rng=None):
+            out = super().play_block(state, block, rng)
+            if out is None:
+                return None
+            expected = block.stacked.mixed_value(out[1]).reshape(block.n, -1)
+            return (out[0], None) if returned == "plays only" else (out[0], None, None, expected)
+
+    with pytest.raises(ProtocolError, match=f"NoPlays.play_block returned None for the plays .*{why}"):
+        ol.simulate(env_name, [NoPlays(regularizer="entropy", eta=0.1)], T=50, replicates=2, seed=0)

@@ -132,3 +132,37 @@ def test_a_kernel_that_cannot_compile_leaves_the_numpy_path_to_play(name, kw, ke
     failed, plain = both_paths("bernoulli-arms", ol.make_learner(name, **kw), T=150, replicates=2, seed=4,
                                checkpoints=[150])
     pd.testing.assert_frame_equal(failed, plain, check_exact=True)
+
+
+@pytest.mark.parametrize("name, kw, kern", LEARNERS, ids=IDS)
+def test_a_block_whose_plays_nobody_reads_returns_none_and_the_same_state(name, kw, kern):
+    """With ``block.plays_wanted`` False (no per-arm metrics) a kernel writes one round of plays, not n: play_block
+    returns None for the plays, and the state, the realised and the expected losses of the full call, bit for bit;
+    the expected losses equal each round's loss of the full call's plays (the reference: the loss's own sum)."""
+    from onlinelab.core.rng import BatchRNG
+    env = ol.make_environment("adversarial-arms", d=5, block=2)
+    env.reset(BatchRNG.from_seed(4, "environment", "arms", 3), 100)
+    ctx = ol.Context(d=5, T=100, replicates=3, domain="simplex", loss_bound=1.0, psd=True)
+    learner = ol.make_learner(name, **kw)
+    block, outs = env.emit_block(1, 70), []
+    for wanted in (True, False):
+        rng = BatchRNG.from_seed(5, "learner", name, 3)
+        block.plays_wanted = wanted
+        outs.append(learner.play_block(learner.init(ctx, rng), block, rng))
+    (full_state, plays, *full), (state, none, *rest) = outs
+    assert plays.shape == (70 * 3, 5) and none is None
+    for a, b in zip(full, rest, strict=True):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(full[-1], block.stacked.mixed_value(plays).reshape(70, 3))
+    np.testing.assert_array_equal(_leaves(full_state), _leaves(state))
+
+
+def _leaves(state):
+    """Every array of a (nested) learner state, flattened into one vector (None and scalars skipped)."""
+    out = []
+    for value in state:
+        if isinstance(value, tuple):
+            out.append(_leaves(value))
+        elif isinstance(value, np.ndarray):
+            out.append(value.ravel().astype(float))
+    return np.concatenate(out) if out else np.empty(0)
