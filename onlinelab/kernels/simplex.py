@@ -43,7 +43,7 @@ ENTROPY, LOG_BARRIER = 0, 1    # the mirror map of an OMD kernel
 def ftrl_entropy_block(G, alphas, acc, has_acc, z, scale, keep):
     """Hedge on n rounds: ``(plays (n, R, K), values (n, R))``; ``acc`` (R, K) is updated in place to
     Σ_{s≤n} α_s g_s, and values[i, r] = ⟨p_i, g_i⟩ is round i's expected loss in ``np.einsum``'s order
-    (`onlinelab.losses.row_scan.row_dots`, which the simulator would otherwise compute from the plays).
+    (`onlinelab.losses.vector.LinearLoss.mixed_value`, which the simulator would otherwise compute from the plays).
 
     Round i plays softmax(−η·acc) with acc the sum before round i (the start point ``z`` when nothing
     is summed yet), then adds α_i g_i: as `FTRL.play_block`'s running sum and row-wise solve.  (Rounds
