@@ -22,13 +22,14 @@ Prints ``ratio to compiled floor`` (target ≤ 1.5), ``R=1 ratio to compiled flo
 import), the wall time of one T = 10⁷, R = 20 run (target under 60 s; ``--long-T`` changes T, 0 skips it), the
 first process's compile time and a second process's cache-load time (two fresh processes sharing a new numba
 cache directory).  Each timed computation first runs once, untimed (50 rounds; the floor at full size), so
-one-off costs (imports, compilation, first calls) are not counted; ``simulate`` and the floor are then timed as the
-best of three calls (on a shared machine the minimum is the least disturbed), the numpy path and SMPyBandits once
+one-off costs (imports, compilation, first calls) are not counted; ``simulate``, the floor and the numpy path are
+then timed as the best of k = 5 calls (``--k``), taking turns call by call (on a shared machine the minimum is the
+least disturbed, and load comes in spells of seconds: ``benchmarks/timing.py``); SMPyBandits runs once
 (``--peer-replicates`` runs fewer SMPyBandits replicates and scales its time to R: they run one after another).
 Regrets are compared as the mean final pseudo-regret with a 95 % Student interval.
 
 Run: ``python benchmarks/bench_bandits.py [--T 10000] [--replicates 20] [--long-T 10000000] [--r1-T 1000000]
-[--peer-replicates 20] [--no-cache-check]``
+[--peer-replicates 20] [--no-cache-check] [--k 5]``
 """
 from __future__ import annotations
 
@@ -41,7 +42,7 @@ import time
 
 import numpy as np
 from scipy import stats
-from timing import best_of
+from timing import best_of, interleaved
 
 import onlinelab as ol
 
@@ -55,12 +56,16 @@ def ci(values) -> tuple[float, float]:
     return float(values.mean()), float(half)
 
 
+def simulate(T: int, R: int, compiled: bool = True, seed: int = 0):
+    """A call of ``simulate`` (returns the final pseudo-regret per replicate)."""
+    env = ol.make_environment("bernoulli-arms", means=list(MEANS))
+    return lambda: ol.simulate(env, [ol.make_learner("exp3-auer", gamma=GAMMA)], T=T, replicates=R, seed=seed,
+                               checkpoints=[T], compiled=compiled).final("pseudo_regret").to_numpy()
+
+
 def run_simulate(T: int, R: int, compiled: bool = True, seed: int = 0, k: int = 1):
     """(seconds, final pseudo-regret per replicate) of a ``simulate`` call (the best of k)."""
-    env = ol.make_environment("bernoulli-arms", means=list(MEANS))
-    wall, res = best_of(lambda: ol.simulate(env, [ol.make_learner("exp3-auer", gamma=GAMMA)], T=T, replicates=R,
-                                            seed=seed, checkpoints=[T], compiled=compiled), k)
-    return wall, res.final("pseudo_regret").to_numpy()
+    return best_of(simulate(T, R, compiled, seed), k)
 
 
 def _floor_body(T, R, means, gamma, seed):
@@ -98,12 +103,11 @@ def _floor_body(T, R, means, gamma, seed):
 
 
 def floor_loop(T: int, R: int):
-    """(seconds, final pseudo-regret per replicate) of the compiled floor, compiled and warmed first."""
+    """A call of the compiled floor (returns the final pseudo-regret per replicate), compiled and warmed first."""
     import numba
     fn = numba.njit(_floor_body)
     fn(T, R, MEANS, GAMMA, 1)
-    wall, (_, regret) = best_of(lambda: fn(T, R, MEANS, GAMMA, 1), 3)
-    return wall, regret
+    return lambda: fn(T, R, MEANS, GAMMA, 1)[1]
 
 
 CACHE_PROBE = """
@@ -160,17 +164,18 @@ def main(argv=None):
     ap.add_argument("--r1-T", type=int, default=1_000_000, help="horizon of the one-replicate comparison")
     ap.add_argument("--peer-replicates", type=int, default=20, help="SMPyBandits' replicates (its time is scaled to R)")
     ap.add_argument("--no-cache-check", action="store_true")
+    ap.add_argument("--k", type=int, default=5, help="timed calls of each side, taking turns (the best counts)")
     args = ap.parse_args(argv)
     T, R = args.T, args.replicates
     if not args.no_cache_check:
         first, second = cache_check()
         print(f"compile s (first process) {first:.2f}, cache load s (second process) {second:.3f}")
     run_simulate(50, R), run_simulate(50, R, compiled=False), run_simulate(50, 1)   # warm-up, not timed
-    sim_s, sim_regret = run_simulate(T, R, k=3)
-    floor_s, floor_regret = floor_loop(T, R)
-    numpy_s, numpy_regret = run_simulate(T, R, compiled=False)
-    one_s, _ = run_simulate(args.r1_T, 1, k=3)
-    one_floor_s, _ = floor_loop(args.r1_T, 1)
+    got = interleaved({"sim": simulate(T, R), "floor": floor_loop(T, R), "numpy": simulate(T, R, compiled=False)},
+                      args.k)
+    (sim_s, sim_regret), (floor_s, floor_regret), (numpy_s, numpy_regret) = got.values()
+    got = interleaved({"sim": simulate(args.r1_T, 1), "floor": floor_loop(args.r1_T, 1)}, args.k)
+    (one_s, _), (one_floor_s, _) = got.values()
     m, h = ci(sim_regret)
     print(f"simulate: {sim_s:.3f} s, pseudo-regret {m:.1f} ± {h:.1f} (95% CI)")
     fm, fh = ci(floor_regret)

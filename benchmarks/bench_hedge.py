@@ -14,7 +14,9 @@ Prints, measured in one run (single BLAS thread):
     and ``speedup over per-replicate loop`` — over a one-replicate-at-a-time numpy loop (target ≥ 8).
 The computations are checked to give the same cumulative losses.  Each runs once on 50 rounds (the numba floors
 at full size) before it is timed, so one-off costs (imports, compilation, numpy's first calls) are not counted;
-``simulate`` and the compiled floors are then timed as the best of three calls (the numpy loops once).
+``simulate`` and the compiled floors are then timed as the best of k = 5 calls (``--k``), the two sides of each
+ratio taking turns call by call (``benchmarks/timing.py``: on this shared machine load comes in spells of seconds);
+the numpy loops run once.
 Through ``simulate`` the environments emit blocks of rounds and Hedge (FTRL) plays each block in its compiled
 kernel (onlinelab/kernels/simplex.py; ``compiled=False`` runs the numpy reference, the same numbers).
 
@@ -22,7 +24,7 @@ At T = 10⁴ the floor takes some 20–50 ms, about a ``simulate`` call's fixed 
 measures the per-round cost.
 
 Usage:  python benchmarks/bench_hedge.py [--experts 10] [--replicates 20] [--rounds 10000] [--r1-rounds 1000000]
-[--no-numpy]
+[--no-numpy] [--k 5]
 """
 from __future__ import annotations
 
@@ -30,7 +32,7 @@ import argparse
 
 import numpy as np
 from threadpoolctl import threadpool_limits
-from timing import best_of
+from timing import best_of, interleaved
 
 import onlinelab as ol
 from onlinelab.core.blocks import LossBlock, rounds_per_block
@@ -90,11 +92,11 @@ def _hedge_floor(losses, means, T, R, eta, seed):
 
 
 def compiled_floor(losses, means, T, R, eta):
-    """(seconds, cumulative losses) of the numba floor, compiled and warmed at full size first."""
+    """A call of the numba floor (returns the cumulative losses), compiled and warmed at full size first."""
     import numba
     fn = numba.njit(_hedge_floor)
     fn(losses, means, T, R, eta, 1)
-    return best_of(lambda: fn(losses, means, T, R, eta, 1))
+    return lambda: fn(losses, means, T, R, eta, 1)
 
 
 def numpy_floor(losses, eta):
@@ -124,9 +126,10 @@ def per_replicate(losses, eta):
     return out
 
 
-def timed_simulate(env, eta, T, R, k: int = 3):
-    return best_of(lambda: ol.simulate(env, {"hedge": ol.make_learner("ftrl", regularizer="entropy", eta=eta)}, T=T,
-                                       replicates=R, seed=0), k)
+def simulate(env, eta, T, R):
+    """A call of ``simulate`` for Hedge on ``env`` (returns its result)."""
+    return lambda: ol.simulate(env, {"hedge": ol.make_learner("ftrl", regularizer="entropy", eta=eta)}, T=T,
+                               replicates=R, seed=0)
 
 
 def main(argv=None):
@@ -137,6 +140,7 @@ def main(argv=None):
     ap.add_argument("--rounds", type=int, default=10_000)
     ap.add_argument("--r1-rounds", type=int, default=1_000_000)
     ap.add_argument("--no-numpy", action="store_true", help="skip the two numpy loops (slow at large T)")
+    ap.add_argument("--k", type=int, default=5, help="timed calls of each side, taking turns (the best counts)")
     args = ap.parse_args(argv)
     n, R, T = args.experts, args.replicates, args.rounds
     eta = float(np.sqrt(8 * np.log(n) / T))
@@ -146,18 +150,19 @@ def main(argv=None):
     none = np.empty((0, R, n))
     with threadpool_limits(1):
         numpy_floor(LOSSES[:50], eta), per_replicate(LOSSES[:50], eta)        # warm-up (not timed)
-        timed_simulate(Replay(d=n), eta, 50, R, 1), timed_simulate("experts-stochastic", eta, 50, R, 1)
-        t_floor, want = compiled_floor(LOSSES, means, T, R, eta)
-        t_sim, res = timed_simulate(Replay(d=n), eta, T, R)
+        simulate(Replay(d=n), eta, 50, R)(), simulate("experts-stochastic", eta, 50, R)()
+        got = interleaved({"floor": compiled_floor(LOSSES, means, T, R, eta), "sim": simulate(Replay(d=n), eta, T, R),
+                           "sfloor": compiled_floor(none, means, T, R, eta),
+                           "ssim": simulate(ol.make_environment("experts-stochastic", d=n), eta, T, R)}, args.k)
+        (t_floor, want), (t_sim, res), (t_sfloor, _), (t_ssim, sres) = got.values()
         t_numpy, numpy_want = best_of(lambda: numpy_floor(LOSSES, eta), 0 if args.no_numpy else 1)
         t_loop, loop = best_of(lambda: per_replicate(LOSSES, eta), 0 if args.no_numpy else 1)
-        t_sfloor, _ = compiled_floor(none, means, T, R, eta)
-        t_ssim, sres = timed_simulate(ol.make_environment("experts-stochastic", d=n), eta, T, R)
         T1 = args.r1_rounds
         LOSSES = np.random.default_rng(1).random((T1, 1, n))
         eta1 = float(np.sqrt(8 * np.log(n) / T1))
-        t1_floor, want1 = compiled_floor(LOSSES, means, T1, 1, eta1)
-        t1_sim, res1 = timed_simulate(Replay(d=n), eta1, T1, 1)
+        got = interleaved({"floor": compiled_floor(LOSSES, means, T1, 1, eta1),
+                           "sim": simulate(Replay(d=n), eta1, T1, 1)}, args.k)
+        (t1_floor, want1), (t1_sim, res1) = got.values()
     got = res.final("cumulative_loss").to_numpy()
     assert np.allclose(got, want, atol=1e-8), "implementations disagree"
     assert args.no_numpy or (np.allclose(loop, want, atol=1e-8) and np.allclose(numpy_want, want, atol=1e-8))

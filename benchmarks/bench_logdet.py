@@ -14,8 +14,8 @@ the sampler, the estimate, the rank-one eigh or Jacobi rotation, the β Newton s
     T = 10⁴ (target ≤ 2);
   * ``R=1 ratio to compiled floor`` for the dense sampler at d = 4, T = 10⁵ (target ≤ 3);
   * the first call's compile (or on-disk cache load) time of the kernels (onlinelab.kernels.compile_report).
-``simulate`` plays each block of 64 rounds in `onlinelab.kernels.logdet.logdet_block`; both sides are timed
-as the best of three after a warm-up run.
+``simulate`` plays each block of rounds in `onlinelab.kernels.logdet.logdet_block`; both sides are timed
+as the best of five calls after a warm-up run, taking turns call by call (``benchmarks/timing.py``).
 
 Usage:  python benchmarks/bench_logdet.py [--d 16] [--replicates 128] [--rounds 2000] [--small-only]
 """
@@ -26,7 +26,7 @@ import time
 
 import numpy as np
 from threadpoolctl import threadpool_limits
-from timing import best_of
+from timing import interleaved
 
 import onlinelab as ol
 
@@ -144,9 +144,9 @@ def small_d_ratio(sampler: str, d: int, R: int, T: int) -> tuple[float, float]:
     args = (T, R, d, env.sqrt_cov, p["eta"], p["gamma"], sampler == "sparse")
     floor(50, R, *args[2:], 0)
     ol.simulate(env, [learner], T=200, replicates=R, seed=0)
-    t_floor = best_of(lambda: floor(*args, 1))[0]
-    t_sim = best_of(lambda: ol.simulate(env, [learner], T=T, replicates=R, seed=0))[0]
-    return t_sim, t_floor
+    got = interleaved({"floor": lambda: floor(*args, 1),
+                       "sim": lambda: ol.simulate(env, [learner], T=T, replicates=R, seed=0)}, 5)
+    return got["sim"][0], got["floor"][0]
 
 
 def small_d(R: int = 4, T: int = 10_000, r1_rounds: int = 100_000) -> None:

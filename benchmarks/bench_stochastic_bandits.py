@@ -31,7 +31,8 @@ batched, each oblivious block of rounds played whole by the policy's compiled ke
 
 Each timed computation first runs once, untimed (50 rounds; the floor on the full size), so one-off costs
 (imports, compilation, first calls) are not counted; ``simulate`` and the floor are then timed as the best of
-three (on a shared machine the minimum is the least disturbed).
+five, taking turns call by call (on a shared machine the minimum is the least disturbed, and load comes in spells
+of seconds: see ``benchmarks/timing.py``).
 
 Run: ``python benchmarks/bench_stochastic_bandits.py [--T 10000] [--replicates 20] [--policies ucb1,kl-ucb,thompson]
 [--peer-replicates 20] [--no-cache-check]``
@@ -131,11 +132,11 @@ def _floor_body(code, means, T, R, seed):
 
 
 def floor_loop(name: str, T: int, R: int):
-    """(seconds, final pseudo-regret per replicate) of the compiled floor, compiled and warmed first."""
+    """A call of the compiled floor (returns the final pseudo-regret per replicate), compiled and warmed first."""
     import numba
     fn = numba.njit(cache=False)(_floor_body)
     fn(CODES[name], MEANS, T, R, 1)                      # compile and warm at the full size
-    return best_of(lambda: fn(CODES[name], MEANS, T, R, 0))   # the best of three, as for simulate
+    return lambda: fn(CODES[name], MEANS, T, R, 0)
 
 
 CACHE_PROBE = """
@@ -219,11 +220,15 @@ def main(argv=None):
             print(f"{name}: compile s (first process) {first:.2f}, cache load s (second process) {second:.3f} "
                   f"({KERNELS[name]}; every kernel of the run, numba's start included: {every:.2f} s)")
         run_simulate(name, 50, R)                              # warm-up, not timed
-        sim_s, sim_regret, inside = min((run_simulate(name, T, R) for _ in range(3)), key=lambda x: x[0])  # best of 3
+        floor, sims, floor_s = floor_loop(name, T, R), [], float("inf")
+        for _ in range(5):             # the best of five, simulate and the floor taking turns (benchmarks/timing.py)
+            sims.append(run_simulate(name, T, R))
+            seconds, floor_regret = best_of(floor, 1)
+            floor_s = min(floor_s, seconds)
+        sim_s, sim_regret, inside = min(sims, key=lambda x: x[0])
         m, h = ci(sim_regret)
         print(f"{name}: simulate {sim_s:.3f} s ({1e6 * sim_s / T:.1f} µs a round for {R} replicates), final "
               f"pseudo-regret {m:.1f} ± {h:.1f} (95% CI)")
-        floor_s, floor_regret = floor_loop(name, T, R)
         fm, fh = ci(floor_regret)
         print(f"{name}: compiled floor {floor_s:.3f} s, final pseudo-regret {fm:.1f} ± {fh:.1f} (95% CI)")
         print(f"{name}: ratio to compiled floor: {sim_s / floor_s:.2f}")

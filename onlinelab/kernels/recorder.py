@@ -5,6 +5,9 @@ The numpy reference adds a block's n rows to a running total with ``np.add.accum
 whole (n + 1)-row array to keep its last row.  These kernels add the rows in the same order in place:
 
 * `running_into` — ``total += rows[0]; total += rows[1]; …`` (`onlinelab.core.metrics.Recorder.add_block`);
+* `rank_one_into` — the comparator's running sum of rank-one losses c·x xᵀ (`onlinelab.losses.matrix.
+  SpectralComparator.add_block`) without the (n, R, d, d) array of dense losses: each entry's product
+  (x_j c)·x_l is the one ``FactoredLoss.dense`` forms (a single factor: no sum), added in round order;
 * `arm_terms_into` — the per-round pseudo-regret ⟨p_t, m_t⟩ − min_i m_t(i), the optimal mass
   Σ_{i best} p_t(i) and the pulls p_t added to their totals (`onlinelab.core.arm_metrics.ArmMetrics.add_block`),
   each inner sum over the K arms in numpy's pairwise order (`onlinelab.kernels.rowops.pairwise_sum`),
@@ -35,6 +38,20 @@ def running_into(total, rows):
     for i in range(n):
         for k in range(M):
             total[k] += rows[i, k]
+    return True
+
+
+@kernel
+def rank_one_into(total, X, coef):
+    """total (R, d, d) += (x c) xᵀ for x = X[0, r], X[1, r], …, X[n − 1, r] (X (n, R, d)), in that order, in place;
+    returns True.  Entry (j, l) adds (x_j·c)·x_l: the product ``FactoredLoss.dense`` forms for one factor."""
+    n, R, d = X.shape
+    for i in range(n):
+        for r in range(R):
+            for j in range(d):
+                a = X[i, r, j] * coef
+                for k in range(d):
+                    total[r, j, k] += a * X[i, r, k]
     return True
 
 

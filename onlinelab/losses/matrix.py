@@ -21,6 +21,8 @@ import numpy as np
 from onlinelab.core.metrics import running
 from onlinelab.core.protocol import EigenPlay
 from onlinelab.errors import LossError
+from onlinelab.kernels import recorder as recorder_kernels
+from onlinelab.kernels.switch import compiled_active
 
 
 def real_array(value, what: str) -> np.ndarray:
@@ -331,9 +333,20 @@ class SpectralComparator:
         loss.add_to(self.total)
 
     def add_block(self, block) -> None:
-        """n rounds at once, their dense losses added in round order (the sums of n calls of `add`)."""
-        R = self.total.shape[0]
-        self.total = running(self.total, block.stacked.dense().reshape((block.n, R) + self.total.shape[1:]))
+        """n rounds at once, their dense losses added in round order (the sums of n calls of `add`).
+
+        Rank-one losses c·x xᵀ (`FactoredLoss` with one factor) go through a compiled pass with the compiled
+        switch on (`onlinelab.kernels.recorder.rank_one_into`): the same products added in the same order,
+        without forming the n dense d × d matrices.
+        """
+        R, stacked = self.total.shape[0], block.stacked
+        if type(stacked) is FactoredLoss and stacked.factors.shape[2] == 1 and compiled_active():
+            out = np.array(self.total, dtype=float)
+            X = np.ascontiguousarray(stacked.factors[:, :, 0], dtype=float).reshape(block.n, R, -1)
+            if recorder_kernels.run(recorder_kernels.rank_one_into, out, X, float(stacked.coef[0])) is not None:
+                self.total = out
+                return
+        self.total = running(self.total, stacked.dense().reshape((block.n, R) + self.total.shape[1:]))
 
     def value(self) -> np.ndarray:
         return np.linalg.eigvalsh(self.total)[:, 0]

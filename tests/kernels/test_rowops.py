@@ -104,6 +104,19 @@ def test_running_sums_are_numpys_accumulate():
     np.testing.assert_array_equal(total, want)
 
 
+@pytest.mark.parametrize("d, coef", [(2, -1.0), (5, 0.3), (16, -2.5)])
+def test_rank_one_fold_is_the_running_sum_of_dense_losses(d, coef):
+    """The comparator's compiled fold of rank-one losses equals numpy's: FactoredLoss.dense's matrices added to the
+    total in round order by np.add.accumulate (the reference; the sum of n calls of SpectralComparator.add)."""
+    from onlinelab.losses.matrix import FactoredLoss
+    rs, n, R = np.random.default_rng(3), 37, 3
+    X, total = spread(rs, (n, R, d)), spread(rs, (R, d, d))
+    dense = FactoredLoss(X.reshape(n * R, d, 1), coef=coef).dense().reshape(n, R, d, d)
+    want = np.add.accumulate(np.concatenate([total[None], dense]), axis=0)[-1]
+    assert KR.run(KR.rank_one_into, total, X, coef)
+    np.testing.assert_array_equal(total, want)
+
+
 @pytest.mark.parametrize("per_replicate, constant", [(False, False), (True, False), (False, True), (True, True)])
 def test_arm_terms_are_the_numpy_terms(per_replicate, constant):
     """The per-arm metrics' kernel against ArmMetrics' numpy terms and running sums (one-hot and mixed plays);
