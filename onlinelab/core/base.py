@@ -23,6 +23,7 @@ from __future__ import annotations
 import copy
 import functools
 import inspect
+import weakref
 from typing import Any, ClassVar
 
 import numpy as np
@@ -30,15 +31,28 @@ import numpy as np
 from onlinelab.core import validation as v
 from onlinelab.errors import ConfigError, DomainError, LossError
 
+_NAMES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # __init__ → its parameter names
+
 
 class _Params:
     """Introspect ``__init__`` to list, read and clone hyper-parameters (the scikit-learn convention)."""
 
     @classmethod
     def param_names(cls) -> list[str]:
-        sig = inspect.signature(cls.__init__)
-        return [p.name for p in sig.parameters.values()
-                if p.name != "self" and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+        init = cls.__init__     # (its signature is read once per function: simulate asks a few dozen times a call)
+        try:
+            names = _NAMES.get(init)
+        except TypeError:       # not weakly referenceable (object.__init__): read it each time
+            names = None
+        if names is None:
+            sig = inspect.signature(init)
+            names = tuple(p.name for p in sig.parameters.values()
+                          if p.name != "self" and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
+            try:
+                _NAMES[init] = names
+            except TypeError:
+                pass
+        return list(names)
 
     @classmethod
     def param_defaults(cls) -> dict[str, Any]:
