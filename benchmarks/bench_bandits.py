@@ -19,12 +19,13 @@ The problem: 10 Bernoulli arms with reward means 0.1, …, 0.8, 0.85, 0.9; ``exp
 Prints ``ratio to compiled floor`` (target ≤ 1.5), ``R=1 ratio to compiled floor`` (one replicate at T = 10⁶, as a
 ``simulate`` call's fixed cost of some tens of milliseconds needs a long run to amortise; target ≤ 3),
 ``speedup over numpy path`` (≥ 8), ``speedup over SMPyBandits`` (≥ 300; skipped with a note when it does not
-import), the wall time of one T = 10⁷, R = 20 run (target under 60 s; ``--long-T`` changes T, 0 skips it), the
-first process's compile time and a second process's cache-load time (two fresh processes sharing a new numba
-cache directory).  Each timed computation first runs once, untimed (50 rounds; the floor at full size), so
-one-off costs (imports, compilation, first calls) are not counted; ``simulate``, the floor and the numpy path are
-then timed as the best of k = 5 calls (``--k``), taking turns call by call (on a shared machine the minimum is the
-least disturbed, and load comes in spells of seconds: ``benchmarks/timing.py``); SMPyBandits runs once
+import), the wall time of one T = 10⁷, R = 20 run (target under 60 s; ``--long-T`` changes T, 0 skips it) and of
+the compiled floor at that T right after it (what this machine allows at that moment), the first process's
+compile time and a second process's cache-load time (two fresh processes sharing a new numba cache directory).
+Each timed computation first runs once, untimed (50 rounds; the floor at up to 10⁴ rounds), so one-off costs
+(imports, compilation, first calls) are not counted; ``simulate``, the floor and the numpy path are then timed as
+the best of k = 5 calls (``--k``), taking turns call by call (on a shared machine the minimum is the least
+disturbed, and load comes in spells of seconds: ``benchmarks/timing.py``); SMPyBandits runs once
 (``--peer-replicates`` runs fewer SMPyBandits replicates and scales its time to R: they run one after another).
 Regrets are compared as the mean final pseudo-regret with a 95 % Student interval.
 
@@ -106,7 +107,7 @@ def floor_loop(T: int, R: int):
     """A call of the compiled floor (returns the final pseudo-regret per replicate), compiled and warmed first."""
     import numba
     fn = numba.njit(_floor_body)
-    fn(T, R, MEANS, GAMMA, 1)
+    fn(min(T, 10_000), R, MEANS, GAMMA, 1)
     return lambda: fn(T, R, MEANS, GAMMA, 1)[1]
 
 
@@ -196,10 +197,13 @@ def main(argv=None):
         m3, h3 = ci(smpy_regret)
         print(f"SMPyBandits: {smpy_s:.3f} s, pseudo-regret {m3:.1f} ± {h3:.1f} (95% CI)")
         print(f"speedup over SMPyBandits: {smpy_s / sim_s:.2f}")
-    if args.long_T:
+    if args.long_T:     # once each, the compiled floor right after: it says what this machine allows at that T now
         long_s, long_regret = run_simulate(args.long_T, R)
         lm, lh = ci(long_regret)
         print(f"T = {args.long_T:.0e}, R = {R}: wall time {long_s:.1f} s, pseudo-regret {lm:.0f} ± {lh:.0f} (95% CI)")
+        long_floor = best_of(floor_loop(args.long_T, R), 1)[0]
+        print(f"T = {args.long_T:.0e}, R = {R}: the compiled floor {long_floor:.1f} s (simulate's ratio to it "
+              f"{long_s / long_floor:.2f})")
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ from onlinelab.core.base import Environment, Learner, label_of
 from onlinelab.core.blas import limit_threads
 from onlinelab.core.blocks import BlockFeed, blocks_match_emit
 from onlinelab.core.compat import check_declared_domain, check_pairings
+from onlinelab.core.heap import keep_freed_memory
 from onlinelab.core.metrics import COMPARATORS, LossTracker
 from onlinelab.core.progress import Progress
 from onlinelab.core.protocol import Context
@@ -285,6 +286,7 @@ def simulate(environment, learners, *, T: int, replicates: int = 1, seed: int = 
         raise ConfigError(f"two environments share the label {labels!r}; give them different parameters")
     bar = Progress(total=T * len(envs)) if progress else None
     results = []
+    keep_freed_memory()   # each block's arrays reuse freed pages (onlinelab.core.heap; ONLINELAB_KEEP_HEAP=0: off)
     with limit_threads(blas_threads), use_compiled(compiled), time_limit(callback_timeout):
         for env, env_label in zip(envs, labels, strict=True):
             if durable is not None and durable.finished(env_label) is not None:
