@@ -11,8 +11,10 @@ whole run (benchmarks/bench_bandits.py) — and 55 with the settings below.
 
 `keep_freed_memory` sets, once per process on glibc, the mmap threshold to `MMAP_THRESHOLD` (arrays below it come
 from the heap) and the trim threshold to `TRIM_THRESHOLD` (up to that much freed memory stays in the process for
-the next allocation).  The cost: after a run the process may keep up to `TRIM_THRESHOLD` of freed memory that the
-defaults would have returned; its peak does not grow, since the kept pages are what the next block reuses.
+the next allocation).  The settings are the process's, for good: glibc's own adjustment of the two thresholds stays
+off afterwards.  The cost: after a run the process may keep up to `TRIM_THRESHOLD` of freed memory that the
+defaults would have returned (a run's own peak does not grow, since the kept pages are what its next block reuses,
+but in a long-lived process, a notebook kernel or a dask worker, fragmentation may keep more memory resident).
 ``simulate`` calls it; set ``ONLINELAB_KEEP_HEAP=0`` in the environment to keep the C library's defaults.  On other
 C libraries (macOS, Windows, musl) it does nothing.
 
@@ -22,7 +24,6 @@ True
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import os
 import sys
 
@@ -36,7 +37,7 @@ def keep_freed_memory() -> bool:
     """Apply the two glibc settings of the module docstring once per process; whether they are in force.
 
     False where the C library is not glibc, where ``ONLINELAB_KEEP_HEAP`` is ``0``, or where ``mallopt``
-    refuses a value.
+    refuses a value (then the mmap threshold may be set alone; the trim threshold stays glibc's).
     """
     if not _DONE:
         _DONE.append(_apply())
@@ -46,14 +47,20 @@ def keep_freed_memory() -> bool:
 def _apply() -> bool:
     if os.environ.get("ONLINELAB_KEEP_HEAP", "1").strip().lower() in ("0", "false", "no", "off"):
         return False
-    if not sys.platform.startswith("linux"):
+    if not sys.platform.startswith("linux") or not _glibc():
         return False
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        mallopt, version = libc.mallopt, libc.gnu_get_libc_version   # both glibc's: absent elsewhere (musl)
+        mallopt = ctypes.CDLL(None).mallopt    # the C library this process already runs on
     except (OSError, AttributeError):
         return False
-    del version
     mallopt.argtypes, mallopt.restype = [ctypes.c_int, ctypes.c_int], ctypes.c_int
     # the mmap threshold first: setting either one turns glibc's own adjustment of both off
     return bool(mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD)) and bool(mallopt(_M_TRIM_THRESHOLD, TRIM_THRESHOLD))
+
+
+def _glibc() -> bool:
+    """Whether the process runs on glibc (``confstr`` names its version there; musl answers nothing or "")."""
+    try:
+        return bool(os.confstr("CS_GNU_LIBC_VERSION"))
+    except (ValueError, OSError, AttributeError):
+        return False

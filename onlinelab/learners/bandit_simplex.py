@@ -143,7 +143,8 @@ class BanditSimplex(Learner):
         play, feedback and recording objects.  The inner learners (FTRL, OMD) draw nothing, so the
         block's n uniforms for the arms are taken at once: the numbers n calls of ``rng.categorical``
         would use, in the same order.  Returns ``(state, plays, realized)``: p_t stacked like the
-        block's losses, (n·R, K), and ℓ_t(I_t), (n, R).
+        block's losses, (n·R, K), and ℓ_t(I_t), (n, R); the compiled kernel adds ``expected``, ⟨p_t, ℓ_t⟩
+        (n, R), and returns None for the plays when ``block.plays_wanted`` is False.
         """
         G = getattr(block.stacked, "G", None)
         if not getattr(block.stacked, "is_linear", False) or G is None or not self._plays_as_base():

@@ -212,9 +212,15 @@ class LinearLoss(VectorLoss):
         return bool((self.G.max() if hi is None else hi) <= 0)
 
     def mixed_value(self, mixed):
-        # ⟨g_r, x_r⟩ per replicate, called every round (no wrappers), in np.einsum's order: the compiled kernels
-        # repeat it (onlinelab.kernels.rowops.einsum_dot), while vecdot's BLAS ddot has an order no one can repeat
-        return np.einsum("...j,...j->...", self.G, mixed)
+        # ⟨g_r, x_r⟩ per replicate, called every round (no wrappers), in np.einsum's order for contiguous rows: the
+        # compiled kernels repeat it (onlinelab.kernels.rowops.einsum_dot; einsum sums strided rows in another
+        # order, hence the copies), while vecdot's BLAS ddot has an order no one can repeat
+        G, x = self.G, mixed
+        if not G.flags.c_contiguous:
+            G = np.ascontiguousarray(G)
+        if not getattr(x, "flags", G.flags).c_contiguous:
+            x = np.ascontiguousarray(x)
+        return np.einsum("...j,...j->...", G, x)
 
     action_value = mixed_value
 

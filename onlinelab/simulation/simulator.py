@@ -259,6 +259,9 @@ def simulate(environment, learners, *, T: int, replicates: int = 1, seed: int = 
     -----
     Before round 1 the run's memory and time are estimated as ``onlinelab run`` estimates them
     (`onlinelab.core.sizes`): a run that cannot fit is a ConfigError, a long one a PreflightWarning.
+    On glibc the first call raises the C library's mmap and trim thresholds for the rest of the process, so
+    that each block's arrays reuse the pages the last block freed (`onlinelab.core.heap`; the process may then
+    keep up to 64 MiB of freed memory); ``ONLINELAB_KEEP_HEAP=0`` in the environment keeps the defaults.
     """
     T = v.integer("T", T, minimum=1)
     R = v.integer("replicates", replicates, minimum=1)

@@ -31,7 +31,7 @@ def run(code: str, **env) -> list[str]:
     return out.stdout.split()
 
 
-glibc = pytest.mark.skipif(not sys.platform.startswith("linux") or os.confstr("CS_GNU_LIBC_VERSION") is None,
+glibc = pytest.mark.skipif(not sys.platform.startswith("linux") or not os.confstr("CS_GNU_LIBC_VERSION"),
                            reason="the settings are glibc's; elsewhere keep_freed_memory does nothing (tested below)")
 
 
@@ -45,9 +45,12 @@ def test_kept_heap_faults_block_sized_arrays_in_once_not_every_time():
 
 @glibc
 def test_simulate_applies_it_once_per_process():
-    code = ("import onlinelab as ol\nfrom onlinelab.core import heap\nprint(heap._DONE)\n"
-            "ol.simulate('bernoulli-arms', ['exp3'], T=20, replicates=2)\nprint(heap._DONE)")
-    assert run(code) == ["[]", "[True]"]
+    """Two simulate calls: the settings are applied by the first, and mallopt is not called again."""
+    code = ("import onlinelab as ol\nfrom onlinelab.core import heap\ncalls = []\nreal = heap._apply\n"
+            "heap._apply = lambda: calls.append(1) or real()\nprint(heap._DONE)\n"
+            "for _ in range(2):\n    ol.simulate('bernoulli-arms', ['exp3'], T=20, replicates=2)\n"
+            "print(heap._DONE, len(calls))")
+    assert run(code, ONLINELAB_KEEP_HEAP="1") == ["[]", "[True]", "1"]
 
 
 @pytest.mark.parametrize("value", ["0", "off", "False", " no "])

@@ -117,6 +117,24 @@ def test_rank_one_fold_is_the_running_sum_of_dense_losses(d, coef):
     np.testing.assert_array_equal(total, want)
 
 
+@pytest.mark.parametrize("compiled", [True, False])
+def test_the_comparator_folds_a_block_as_its_rounds(compiled):
+    """SpectralComparator.add_block on a block of rank-one losses (compiled: `rank_one_into`; else the dense running
+    sum) equals n calls of `add`, one round at a time (the reference), bit for bit."""
+    from onlinelab.core.blocks import LossBlock
+    from onlinelab.kernels.switch import use_compiled
+    from onlinelab.losses.matrix import FactoredLoss, SpectralComparator
+    rs, n, R, d = np.random.default_rng(4), 23, 3, 6
+    block = LossBlock.of_rows(FactoredLoss, spread(rs, (n, R, d, 1)), coef=-0.7)
+    one, each = SpectralComparator(R, d), SpectralComparator(R, d)
+    one.total[...] = each.total[...] = spread(rs, (R, d, d))
+    with use_compiled(compiled):
+        one.add_block(block)
+    for loss in block.rounds:
+        each.add(loss)
+    np.testing.assert_array_equal(one.total, each.total)
+
+
 @pytest.mark.parametrize("per_replicate, constant", [(False, False), (True, False), (False, True), (True, True)])
 def test_arm_terms_are_the_numpy_terms(per_replicate, constant):
     """The per-arm metrics' kernel against ArmMetrics' numpy terms and running sums (one-hot and mixed plays);

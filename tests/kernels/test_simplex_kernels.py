@@ -134,27 +134,56 @@ def test_a_kernel_that_cannot_compile_leaves_the_numpy_path_to_play(name, kw, ke
     pd.testing.assert_frame_equal(failed, plain, check_exact=True)
 
 
+@pytest.mark.parametrize("started", [False, True])
 @pytest.mark.parametrize("name, kw, kern", LEARNERS, ids=IDS)
-def test_a_block_whose_plays_nobody_reads_returns_none_and_the_same_state(name, kw, kern):
+def test_a_block_whose_plays_nobody_reads_returns_none_and_the_same_state(name, kw, kern, started):
     """With ``block.plays_wanted`` False (no per-arm metrics) a kernel writes one round of plays, not n: play_block
     returns None for the plays, and the state, the realised and the expected losses of the full call, bit for bit;
-    the expected losses equal each round's loss of the full call's plays (the reference: the loss's own sum)."""
+    the expected losses equal each round's loss of the full call's plays (the reference: the loss's own sum).
+    ``started``: the block follows an earlier one (a non-empty running sum, a moved iterate)."""
     from onlinelab.core.rng import BatchRNG
     env = ol.make_environment("adversarial-arms", d=5, block=2)
     env.reset(BatchRNG.from_seed(4, "environment", "arms", 3), 100)
     ctx = ol.Context(d=5, T=100, replicates=3, domain="simplex", loss_bound=1.0, psd=True)
     learner = ol.make_learner(name, **kw)
-    block, outs = env.emit_block(1, 70), []
+    first, block, outs = env.emit_block(1, 20), env.emit_block(21, 70), []
     for wanted in (True, False):
         rng = BatchRNG.from_seed(5, "learner", name, 3)
+        state = learner.init(ctx, rng)
+        if started:
+            state = learner.play_block(state, first, rng)[0]
         block.plays_wanted = wanted
-        outs.append(learner.play_block(learner.init(ctx, rng), block, rng))
+        outs.append(learner.play_block(state, block, rng))
     (full_state, plays, *full), (state, none, *rest) = outs
     assert plays.shape == (70 * 3, 5) and none is None
     for a, b in zip(full, rest, strict=True):
         np.testing.assert_array_equal(a, b)
     np.testing.assert_array_equal(full[-1], block.stacked.mixed_value(plays).reshape(70, 3))
     np.testing.assert_array_equal(_leaves(full_state), _leaves(state))
+
+
+@pytest.mark.parametrize("name, kw, kern", LEARNERS, ids=IDS)
+def test_a_strided_block_gets_the_expected_losses_of_its_rows(name, kw, kern):
+    """A block whose stacked losses are not C-contiguous (an environment's own LossBlock of a Fortran-ordered
+    array): the kernel's expected losses still equal the loss's mixed_value of the plays and each round's own
+    (np.einsum sums strided rows in another order, so mixed_value sums contiguous copies)."""
+    from onlinelab.core.blocks import LossBlock
+    from onlinelab.core.rng import BatchRNG
+    from onlinelab.geometry.domains import Simplex
+    from onlinelab.losses.vector import LinearLoss
+    n, R, d = 40, 3, 5
+    G = np.asfortranarray(np.random.default_rng(8).random((n * R, d)))
+    dom = Simplex(d)
+    block = LossBlock(LinearLoss(G, dom), [LinearLoss(G[i * R:(i + 1) * R], dom) for i in range(n)])
+    assert not block.stacked.G.flags.c_contiguous
+    ctx = ol.Context(d=d, T=100, replicates=R, domain="simplex", loss_bound=1.0, psd=True)
+    learner = ol.make_learner(name, **kw)
+    rng = BatchRNG.from_seed(5, "learner", name, R)
+    _, plays, *rest = learner.play_block(learner.init(ctx, rng), block, rng)
+    want = block.stacked.mixed_value(plays).reshape(n, R)
+    np.testing.assert_array_equal(rest[-1], want)
+    np.testing.assert_array_equal(want, np.stack([loss.mixed_value(plays[i * R:(i + 1) * R])
+                                                  for i, loss in enumerate(block.rounds)]))
 
 
 def _leaves(state):
