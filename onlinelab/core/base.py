@@ -23,7 +23,6 @@ from __future__ import annotations
 import copy
 import functools
 import inspect
-import weakref
 from typing import Any, ClassVar
 
 import numpy as np
@@ -31,7 +30,12 @@ import numpy as np
 from onlinelab.core import validation as v
 from onlinelab.errors import ConfigError, DomainError, LossError
 
-_NAMES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # __init__ → its parameter names
+
+@functools.lru_cache(maxsize=1024)
+def _init_params(init) -> tuple[str, ...]:
+    """The parameter names of an ``__init__`` (read once per function: simulate asks a few dozen times a call)."""
+    return tuple(p.name for p in inspect.signature(init).parameters.values()
+                 if p.name != "self" and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
 
 
 class _Params:
@@ -39,20 +43,7 @@ class _Params:
 
     @classmethod
     def param_names(cls) -> list[str]:
-        init = cls.__init__     # (its signature is read once per function: simulate asks a few dozen times a call)
-        try:
-            names = _NAMES.get(init)
-        except TypeError:       # not weakly referenceable (object.__init__): read it each time
-            names = None
-        if names is None:
-            sig = inspect.signature(init)
-            names = tuple(p.name for p in sig.parameters.values()
-                          if p.name != "self" and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
-            try:
-                _NAMES[init] = names
-            except TypeError:
-                pass
-        return list(names)
+        return list(_init_params(cls.__init__))
 
     @classmethod
     def param_defaults(cls) -> dict[str, Any]:

@@ -38,12 +38,32 @@ def row_scan(G: np.ndarray) -> tuple[np.ndarray, float | None, float | None, np.
     return np.abs(G).max(axis=1), None, None, None
 
 
+def row_dots(G: np.ndarray, X) -> np.ndarray:
+    """⟨g_r, x_r⟩ for every row, summed in ``np.einsum``'s order for contiguous rows: the order the compiled kernels
+    repeat (`onlinelab.kernels.rowops.einsum_dot`), so both paths agree bit for bit.  einsum sums strided rows in
+    another order, so strided operands are summed as contiguous copies; BLAS (``np.vecdot``'s ``ddot``) has an
+    order no kernel can repeat.
+
+    Parameters
+    ----------
+    G : numpy.ndarray
+        The rows, (..., K).
+    X : array_like
+        The other rows, broadcastable against G.
+    """
+    if not G.flags.c_contiguous:
+        G = np.ascontiguousarray(G)
+    if not getattr(X, "flags", G.flags).c_contiguous:
+        X = np.ascontiguousarray(X)
+    return np.einsum("...j,...j->...", G, X)
+
+
 def row_square_sums(G: np.ndarray) -> np.ndarray:
-    """‖g‖₂² per row in ``np.einsum``'s order, the one `scan_rows_into` repeats (so both paths agree bit for bit).
+    """‖g‖₂² per row in the order `scan_rows_into` repeats (`row_dots` of G with itself).
 
     Parameters
     ----------
     G : numpy.ndarray
         The rows, (M, K).
     """
-    return np.einsum("ij,ij->i", G, G)
+    return row_dots(G, G)

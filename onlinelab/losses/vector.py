@@ -27,7 +27,7 @@ from onlinelab.errors import DomainError, LossError
 from onlinelab.geometry.domains import Domain
 from onlinelab.losses.matrix import real_array
 from onlinelab.losses.quadratic_solve import quadratic_argmin
-from onlinelab.losses.row_scan import row_scan, row_square_sums
+from onlinelab.losses.row_scan import row_dots, row_scan, row_square_sums
 
 
 def sup_norm(domain) -> float:
@@ -212,15 +212,7 @@ class LinearLoss(VectorLoss):
         return bool((self.G.max() if hi is None else hi) <= 0)
 
     def mixed_value(self, mixed):
-        # ⟨g_r, x_r⟩ per replicate, called every round (no wrappers), in np.einsum's order for contiguous rows: the
-        # compiled kernels repeat it (onlinelab.kernels.rowops.einsum_dot; einsum sums strided rows in another
-        # order, hence the copies), while vecdot's BLAS ddot has an order no one can repeat
-        G, x = self.G, mixed
-        if not G.flags.c_contiguous:
-            G = np.ascontiguousarray(G)
-        if not getattr(x, "flags", G.flags).c_contiguous:
-            x = np.ascontiguousarray(x)
-        return np.einsum("...j,...j->...", G, x)
+        return row_dots(self.G, mixed)     # ⟨g_r, x_r⟩ per replicate, in the order the compiled kernels repeat
 
     action_value = mixed_value
 
