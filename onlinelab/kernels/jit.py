@@ -42,10 +42,13 @@ class Kernel:
     inline : bool, default False
         Inline into every compiled caller (numba's ``inline="always"``): for the small row helpers a kernel
         calls once per replicate and round, where a call costs as much as the work (2.5× on the per-arm sums).
+    loops : bool, default False
+        The kernel takes numpy's exp/log loops (`onlinelab.kernels.ufuncs.table`) as its last argument, which
+        `onlinelab.kernels.rowops.call` appends.
     """
 
-    def __init__(self, func, fastmath: bool = False, inline: bool = False):
-        self.func, self.fastmath, self.inline = func, fastmath, inline
+    def __init__(self, func, fastmath: bool = False, inline: bool = False, loops: bool = False):
+        self.func, self.fastmath, self.inline, self.loops = func, fastmath, inline, loops
         self.name = f"{func.__module__}.{func.__qualname__}"
         self.compiled = None
         self.compile_s: float | None = None   # the first call's compile (or cache-load) time
@@ -72,7 +75,7 @@ class Kernel:
         try:
             self.compiled = numba.njit(cache=True, fastmath=self.fastmath, nogil=True,
                                        inline="always" if self.inline else "never")(self.func)
-            _guard_cache(self.compiled, self.func, numba.__version__)
+            _guard_cache(self.compiled, numba.__version__)
         except Exception:  # noqa: BLE001  (no place for the on-disk cache, e.g. a function defined in a notebook)
             try:
                 self.compiled = numba.njit(cache=False, fastmath=self.fastmath, nogil=True,
@@ -108,7 +111,7 @@ class Kernel:
         return out
 
 
-def kernel(func=None, *, fastmath: bool = False):
+def kernel(func=None, *, fastmath: bool = False, loops: bool = False):
     """Decorator: make ``func`` a lazily compiled `Kernel` (see the module docstring).
 
     Parameters
@@ -117,10 +120,18 @@ def kernel(func=None, *, fastmath: bool = False):
         The kernel body.
     fastmath : bool, default False
         Passed to numba; off for every kernel that must match its numpy reference.
+    loops : bool, default False
+        It takes numpy's exp/log loops as its last argument (`Kernel`).
     """
     if func is None:
-        return lambda f: Kernel(f, fastmath=fastmath)
-    return Kernel(func, fastmath=fastmath)
+        return lambda f: Kernel(f, fastmath=fastmath, loops=loops)
+    return Kernel(func, fastmath=fastmath, loops=loops)
+
+
+def give_up(reason: str) -> None:
+    """A kernel cannot run here for ``reason``: its caller takes the numpy path, after the process's one warning
+    (an error under ``ONLINELAB_KERNELS_STRICT``, as in the kernel tests)."""
+    _fail(reason)
 
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -128,16 +139,15 @@ _GUARDED: list[str] = []    # cache folders checked in this process
 STAMP = "onlinelab-kernels.sha256"
 
 
-def _guard_cache(dispatcher, func, numba_version: str) -> None:
+def _guard_cache(dispatcher, numba_version: str) -> None:
     """Empty the on-disk cache of this package's kernels when any of its source files changed since it was written.
 
     numba keys a cached kernel on its own file's timestamp only.  A kernel calling a helper of another file (every
     kernel here calls `onlinelab.kernels.rowops`) would otherwise load machine code built from the helper's old
     source after an upgrade or an edit.  The stamp, a sha256 of every ``kernels/*.py`` and numba's version, lives
-    in the cache folder; a mismatch removes the folder's ``.nbi``/``.nbc`` files, once per process.
+    in the cache folder; a mismatch removes the folder's ``.nbi``/``.nbc`` files, once per process.  Kernels
+    defined elsewhere (a test's, a plugin's) may call the row helpers too, so their folders are guarded alike.
     """
-    if os.path.dirname(os.path.abspath(func.__code__.co_filename)) != _HERE:
-        return    # a kernel defined elsewhere (a test, a plugin): numba's own keying
     folder = getattr(getattr(dispatcher, "_cache", None), "_cache_path", None)
     if folder is None or folder in _GUARDED:
         return

@@ -11,7 +11,8 @@ docs/theory/01-bandit-pca.md), repeating the numpy reference operation by operat
 * the played vector (the dense mix ``U (s ∘ √λ̂)`` summed in ``np.einsum``'s order,
   `onlinelab.kernels.rowops.einsum_dot`), the
   realised loss ``c (wᵀx)²``, the structured estimate and its update: a diagonal shift, a rank-one
-  eigh (LAPACK's, as numpy's; then ``U V`` through BLAS, as numpy's matmul) or one Jacobi rotation;
+  eigh (LAPACK's, as numpy's; then ``U V`` through BLAS, as numpy's matmul) or one Jacobi rotation (its
+  arctan2, cos and sin numpy's own loops, `onlinelab.kernels.ufuncs`);
 * the β solve of theory §1.4 (`shift_solve_into`, the Newton steps counted) and the normalisation.
 
 The learner re-orthonormalises every ``reorth_every`` rounds; the kernel measures the error there and
@@ -32,6 +33,7 @@ import numpy as np
 
 from onlinelab.kernels import rowops
 from onlinelab.kernels.jit import Kernel, kernel
+from onlinelab.kernels.ufuncs import COS, SIN
 
 EPS = rowops.EPS
 DENSE, SPARSE = 0, 1
@@ -89,9 +91,9 @@ def shift_solve_into(a, out, work):
     return amin, steps
 
 
-@kernel
+@kernel(loops=True)
 def logdet_block(X, coef, uniforms, lam, U, eta, gamma, sampler, i0, i1, plays_lam, plays_U, realized, unstable,
-                 reorth, safe):
+                 reorth, safe, loops):
     """Rounds i0 … i1 − 1 of a block: ``lam`` (R, d), ``U`` (R, d, d) and ``unstable`` (R,) updated in place;
     plays (n, R, d) and (n, R, d, d) and realised losses (n, R) written.
 
@@ -100,7 +102,8 @@ def logdet_block(X, coef, uniforms, lam, U, eta, gamma, sampler, i0, i1, plays_l
     re-orthonormalises: there the kernel measures ‖UᵀU − I‖_F and, if some replicate's reaches ``safe``
     (`REORTH_SAFE`: the numpy check's tolerance 1e-12 less a margin far above rounding), stops so that
     numpy re-orthonormalises exactly; below it numpy's check would change nothing.  Returns (the most
-    Newton steps, the round after which it stopped, i1 if none).
+    Newton steps, the round after which it stopped, i1 if none).  ``loops`` (appended by `run`): numpy's own
+    arctan2, cos and sin for the sparse rotation (`onlinelab.kernels.ufuncs`).
     """
     R, d = lam.shape
     lam_hat, w, v, a, work = np.empty(d), np.empty(d), np.empty(d), np.empty(d), np.empty(d)
@@ -157,8 +160,8 @@ def logdet_block(X, coef, uniforms, lam, U, eta, gamma, sampler, i0, i1, plays_l
                 off = sigma * ell / (2 * lam_hat[idx] * lam_hat[jdx])
                 if off != 0:
                     p, q, c = a[idx], a[jdx], eta * off
-                    theta = 0.5 * np.arctan2(2 * c, p - q)
-                    cs, sn = np.cos(theta), np.sin(theta)
+                    theta = 0.5 * rowops.scalar_arctan2(2 * c, p - q, loops)
+                    cs, sn = rowops.scalar_unary(COS, theta, loops), rowops.scalar_unary(SIN, theta, loops)
                     a[idx] = p * cs * cs + 2 * c * sn * cs + q * sn * sn
                     a[jdx] = p * sn * sn - 2 * c * sn * cs + q * cs * cs
                     for j in range(d):
@@ -197,8 +200,8 @@ _BOUND: list[bool] = []
 
 
 def run(kern, *args):
-    """``kern.call(*args)`` with this module's and `onlinelab.kernels.rowops`' helpers compiled first; None when
-    numba cannot compile here (the caller then plays its numpy path).
+    """`onlinelab.kernels.rowops.call` of ``kern`` with this module's helpers compiled first; None when numba
+    cannot compile here (the caller then plays its numpy path).
 
     Parameters
     ----------
@@ -216,4 +219,4 @@ def run(kern, *args):
             if ok:
                 setattr(module, name, fn)
         _BOUND.append(ok)
-    return kern.call(*args) if _BOUND[0] else None
+    return rowops.call(kern, *args) if _BOUND[0] else None

@@ -24,11 +24,12 @@ from onlinelab.kernels import rowops
 from onlinelab.kernels.jit import kernel
 
 
-@kernel
-def meg_block(X, coef, uniforms, H, eta, plays_p, plays_V, realized):
+@kernel(loops=True)
+def meg_block(X, coef, uniforms, H, eta, plays_p, plays_V, realized, loops):
     """n rounds: ``H`` (R, d, d) updated in place; plays (n, R, d), (n, R, d, d) and realised losses (n, R)
     written; returns n (so that None means only "numba cannot compile").  ``X`` (n, R, d) holds the losses'
-    factors, ``uniforms`` (n, R) each round's draw."""
+    factors, ``uniforms`` (n, R) each round's draw; ``loops`` (appended by `onlinelab.kernels.rowops.call`) are numpy's
+    exp and log (`onlinelab.kernels.ufuncs`)."""
     n, R, d = X.shape
     S, w, p = np.empty((d, d)), np.empty(d), np.empty(d)
     for i in range(n):
@@ -37,7 +38,7 @@ def meg_block(X, coef, uniforms, H, eta, plays_p, plays_V, realized):
                 for k in range(d):
                     S[j, k] = 0.5 * (H[r, j, k] + H[r, k, j])
             h, V = np.linalg.eigh(S)
-            rowops.softmax_into(h, p)
+            rowops.softmax_into(h, p, loops)
             idx = rowops.categorical(p, uniforms[i, r])
             for j in range(d):
                 plays_p[i, r, j] = p[j]

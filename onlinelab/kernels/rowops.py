@@ -2,14 +2,16 @@
 
 Each function works on one replicate's row of K numbers, in numba's nopython subset, and follows the
 numpy reference operation by operation, so a kernel built from them gives the numpy path's numbers
-bit for bit wherever numpy's elementwise ``exp``/``log`` and the C library's agree (they do on the
-x86-64 machines measured; `tests/kernels/test_rowops.py` checks it on the machine it runs on):
+bit for bit; the exp and log are numpy's own loops (`onlinelab.kernels.ufuncs`), whatever the CPU
+(`tests/kernels/test_rowops.py` checks each helper on the machine it runs on):
 
 * `einsum_dot` / `einsum_square_sum` — ``np.einsum("ij,ij->i", a, b)`` / ``(a, a)`` of one row (two lanes,
   products added from the back);
 * `pairwise_sum` — ``np.add.reduce`` of a contiguous row: numpy's pairwise summation (eight running
   sums for 8 ≤ n ≤ 128, halves above), not a plain left-to-right sum;
-* `softmax_into` — `onlinelab.geometry.linalg.softmax` (max shift, exp, divide by the pairwise sum);
+* `softmax_into` — `onlinelab.geometry.linalg.softmax` (max shift, exp, divide by the pairwise sum), its exp
+  numpy's own loop (`exp_row`, `onlinelab.kernels.ufuncs`: numpy's vector exp differs from the C library's on
+  AVX-512 machines), and `normalise_row`, its last step;
 * `categorical` — `onlinelab.core.rng.categorical_from` (a sequential running sum against u·total);
 * `omd_step_into` — `onlinelab.geometry.mirror.mirror_step` with the entropy or the log-barrier;
 * `bandit_draw_into` — one round of the bandit wrappers once the inner play is known;
@@ -30,7 +32,14 @@ import sys
 
 import numpy as np
 
+from onlinelab.kernels import ufuncs
+from onlinelab.kernels.jit import give_up
+from onlinelab.kernels.ufuncs import ARCTAN2, EXP, LOG
+
 EPS = float(np.finfo(float).eps)
+apply_unary = ufuncs.apply_py     # numpy's unary loop on a row; a numba intrinsic once `bind` has run
+apply_binary = ufuncs.apply_py    # the same for a loop of two inputs
+scalar_1 = scalar_2 = ufuncs.scalar_py    # the same on single numbers
 
 
 def block_sum(a, lo, n):
@@ -144,13 +153,15 @@ def einsum_square_sum(a, n):
     return einsum_dot(a, a, n)
 
 
-def softmax_into(h, out):
+def softmax_into(h, out, loops):
     """out = exp(h − max h)/Σ exp(h − max h), as `onlinelab.geometry.linalg.softmax` computes one row.
 
     Parameters
     ----------
     h, out : numpy.ndarray
         1-D float arrays of length K (they may be the same array).
+    loops : numpy.ndarray
+        `onlinelab.kernels.ufuncs.table`: the exp is numpy's own loop, as the reference's.
     """
     K = h.shape[0]
     top = h[0]
@@ -158,7 +169,30 @@ def softmax_into(h, out):
         if h[j] > top:
             top = h[j]
     for j in range(K):
-        out[j] = np.exp(h[j] - top)
+        out[j] = h[j] - top
+    exp_row(out, out, K, loops)
+    normalise_row(out, K)
+
+
+def exp_row(src, dst, n, loops):
+    """dst[:n] = exp(src[:n]) by numpy's float64 exp loop (`onlinelab.kernels.ufuncs`; src may be dst)."""
+    apply_unary(loops[EXP], loops[EXP + 1], src, dst, n)
+
+
+def scalar_unary(which, x, loops):
+    """numpy's loop at place ``which`` of the table (`onlinelab.kernels.ufuncs`: LOG, EXPM1, COS, …) on one
+    number, as ``np.log(x)`` etc. compute it."""
+    return scalar_1(loops[which], loops[which + 1], x)
+
+
+def scalar_arctan2(y, x, loops):
+    """``np.arctan2(y, x)`` of two numbers, by numpy's own loop (`onlinelab.kernels.ufuncs`)."""
+    return scalar_2(loops[ARCTAN2], loops[ARCTAN2 + 1], y, x)
+
+
+def normalise_row(out, K):
+    """out[:K] /= Σ out[:K], the sum in numpy's pairwise order (`pairwise_sum`) and one division per entry, as
+    ``p / p.sum(axis=1, keepdims=True)``."""
     total = pairwise_sum(out, 0, K)
     for j in range(K):
         out[j] /= total
@@ -240,7 +274,7 @@ def logbarrier_solve_into(a, out, work):
         out[j] = work[j] / total
 
 
-def omd_step_into(mirror, z, g, step, a, work, out):
+def omd_step_into(mirror, z, g, step, a, work, out, loops):
     """out = solve(∇φ(z) + g·(−step)): `onlinelab.geometry.mirror.mirror_step` on the simplex.
 
     Parameters
@@ -254,13 +288,16 @@ def omd_step_into(mirror, z, g, step, a, work, out):
         The step size γ.
     a, work, out : numpy.ndarray
         Two scratch rows and the result, 1-D.
+    loops : numpy.ndarray
+        `onlinelab.kernels.ufuncs.table` (numpy's own exp and log).
     """
     K = z.shape[0]
     neg = -step
     if mirror == 0:
+        apply_unary(loops[LOG], loops[LOG + 1], z, a, K)
         for j in range(K):
-            a[j] = (np.log(z[j]) + 1.0) + g[j] * neg
-        softmax_into(a, out)
+            a[j] = (a[j] + 1.0) + g[j] * neg
+        softmax_into(a, out, loops)
     else:
         for j in range(K):
             a[j] = -((-1.0 / z[j]) + g[j] * neg)
@@ -289,8 +326,9 @@ def bandit_draw_into(q, p, est, losses, uniforms, i, r, gamma, shift, ix):
     return arm, value
 
 
-_HELPERS = ("block_sum", "pairwise_sum", "einsum_dot", "einsum_square_sum", "softmax_into", "categorical",
-            "logbarrier_solve_into", "omd_step_into", "bandit_draw_into")
+_HELPERS = ("block_sum", "pairwise_sum", "einsum_dot", "einsum_square_sum", "exp_row", "scalar_unary", "scalar_arctan2",
+            "normalise_row",
+            "softmax_into", "categorical", "logbarrier_solve_into", "omd_step_into", "bandit_draw_into")
 _BOUND: list[bool] = []
 
 
@@ -304,6 +342,12 @@ def bind() -> bool:
         return _BOUND[0]
     from onlinelab.kernels.jit import Kernel
     module = sys.modules[__name__]
+    try:
+        module.apply_unary, module.apply_binary = ufuncs.numba_apply(1), ufuncs.numba_apply(2)
+        module.scalar_1, module.scalar_2 = ufuncs.numba_scalar(1), ufuncs.numba_scalar(2)
+    except Exception:  # noqa: BLE001  (numba missing or broken: the kernels' own fallback says so)
+        _BOUND.append(False)
+        return False
     for name in _HELPERS:                 # the sums first: the others call it by its module-level name
         fn = Kernel(getattr(module, name), inline=True).get()   # inlined: a call per row costs as much as the row
         if fn is None:
@@ -317,6 +361,11 @@ def bind() -> bool:
 def call(kern, *args):
     """``kern.call(*args)`` after `bind`; None when numba cannot compile here (the caller runs its numpy path).
 
+    A kernel made with ``@kernel(loops=True)`` (it calls `exp_row`, `softmax_into`, `omd_step_into` or one of
+    numpy's loops itself) gets numpy's exp, log, expm1, log1p, cos, sin and arctan2 loops,
+    `onlinelab.kernels.ufuncs.table`, as one more, last argument; where they cannot be read here it takes the
+    numpy path (with the process's one `onlinelab.errors.CompileWarning`).
+
     Parameters
     ----------
     kern : onlinelab.kernels.jit.Kernel
@@ -326,4 +375,11 @@ def call(kern, *args):
     """
     if not bind():
         return None
+    if kern.loops:
+        loops = ufuncs.table()
+        if loops is None:
+            give_up(f"{kern.name}: numpy's float64 exp/log loops (onlinelab.kernels.ufuncs) cannot be read and checked "
+                    "here")
+            return None
+        args = (*args, loops)
     return kern.call(*args)

@@ -18,8 +18,9 @@ Every kernel also returns each round's expected loss ⟨p_i, g_i⟩, (n, R), sum
 ``keep`` False (nothing will read the block's plays: `onlinelab.core.blocks.LossBlock.plays_wanted`) the plays
 array has one round, the last, and the kernel writes no (n, R, K) array.
 
-The learners call them through `run` (`onlinelab.kernels.rowops.call`), which binds the shared row helpers
-and returns None when numba cannot compile — the learner then runs its numpy path.
+The learners call them through `run` (`onlinelab.kernels.rowops.call`), which binds the shared row helpers,
+appends numpy's own exp and log loops (the last argument ``loops``, `onlinelab.kernels.ufuncs`) and returns
+None when numba cannot compile — the learner then runs its numpy path.
 
 >>> import numpy as np
 >>> G = np.zeros((3, 1, 2)); G[:, 0, 0] = 1.0          # 3 rounds, 1 replicate, 2 experts
@@ -39,8 +40,8 @@ from onlinelab.kernels.rowops import call as run  # noqa: F401  (how callers run
 ENTROPY, LOG_BARRIER = 0, 1    # the mirror map of an OMD kernel
 
 
-@kernel
-def ftrl_entropy_block(G, alphas, acc, has_acc, z, scale, keep):
+@kernel(loops=True)
+def ftrl_entropy_block(G, alphas, acc, has_acc, z, scale, keep, loops):
     """Hedge on n rounds: ``(plays (n, R, K), values (n, R))``; ``acc`` (R, K) is updated in place to
     Σ_{s≤n} α_s g_s, and values[i, r] = ⟨p_i, g_i⟩ is round i's expected loss in ``np.einsum``'s order
     (`onlinelab.losses.vector.LinearLoss.mixed_value`, which the simulator would otherwise compute from the plays).
@@ -53,29 +54,35 @@ def ftrl_entropy_block(G, alphas, acc, has_acc, z, scale, keep):
     n, R, K = G.shape
     plays, values = np.empty((n if keep else 1, R, K)), np.empty((n, R))
     neg = -scale
-    h, gr = np.empty(K), np.empty(K)
+    h = np.empty(K)
     for i in range(n):
         started = has_acc or i > 0
         a, ii = alphas[i], i if keep else 0     # without keep, every round's play goes to row 0: the last stays
         for r in range(R):
-            if started:
+            if started:                         # softmax(−η·acc) (`rowops.softmax_into`, with −η·acc formed twice)
+                top = neg * acc[r, 0]
+                for j in range(1, K):
+                    x = neg * acc[r, j]
+                    if x > top:
+                        top = x
                 for j in range(K):
-                    h[j] = neg * acc[r, j]
-                rowops.softmax_into(h, h)
+                    h[j] = neg * acc[r, j] - top
+                rowops.exp_row(h, h, K, loops)
+                rowops.normalise_row(h, K)
+                for j in range(K):
+                    plays[ii, r, j] = h[j]
+                    acc[r, j] += a * G[i, r, j]     # a·g is g exactly when a = 1
             else:
                 for j in range(K):
                     h[j] = z[r, j]
-            for j in range(K):
-                plays[ii, r, j] = h[j]
-                gr[j] = G[i, r, j]
-                g = gr[j] if a == 1.0 else a * gr[j]
-                acc[r, j] = acc[r, j] + g if started else g
-            values[i, r] = rowops.einsum_dot(gr, h, K)
+                    plays[ii, r, j] = h[j]
+                    acc[r, j] = a * G[i, r, j]
+            values[i, r] = rowops.einsum_dot(G[i, r], h, K)
     return plays, values
 
 
-@kernel
-def omd_block(G, alphas, z, scale, mirror, keep):
+@kernel(loops=True)
+def omd_block(G, alphas, z, scale, mirror, keep, loops):
     """Greedy OMD on n rounds: ``(plays (n, R, K), values (n, R))`` (values as in `ftrl_entropy_block`); ``z``
     (R, K) ends as the next iterate (updated in place)."""
     n, R, K = G.shape
@@ -90,14 +97,14 @@ def omd_block(G, alphas, z, scale, mirror, keep):
                 gr[j] = G[i, r, j]
                 g[j] = gr[j] if a == 1.0 else a * gr[j]
             values[i, r] = rowops.einsum_dot(gr, zr, K)
-            rowops.omd_step_into(mirror, zr, g, scale, scratch, work, nxt)
+            rowops.omd_step_into(mirror, zr, g, scale, scratch, work, nxt, loops)
             for j in range(K):
                 z[r, j] = nxt[j]
     return plays, values
 
 
-@kernel
-def exp3_block(losses, uniforms, alphas, acc, has_acc, z, scale, gamma, shift, ix, prev, keep):
+@kernel(loops=True)
+def exp3_block(losses, uniforms, alphas, acc, has_acc, z, scale, gamma, shift, ix, prev, keep, loops):
     """Exp3 (``shift`` 0), Exp3-Auer (``shift`` −1, γ > 0) and Exp3-IX (``ix`` > 0, the estimate ℓ/(p + ix)):
     entropic FTRL on importance-weighted estimates.
 
@@ -118,7 +125,7 @@ def exp3_block(losses, uniforms, alphas, acc, has_acc, z, scale, gamma, shift, i
             if started:
                 for j in range(K):
                     q[j] = neg * acc[r, j]
-                rowops.softmax_into(q, q)
+                rowops.softmax_into(q, q, loops)
             else:
                 for j in range(K):
                     q[j] = z[r, j]
@@ -135,8 +142,8 @@ def exp3_block(losses, uniforms, alphas, acc, has_acc, z, scale, gamma, shift, i
     return plays, realized, values
 
 
-@kernel
-def logbarrier_bandit_block(losses, uniforms, alphas, z, scale, gamma, prev, keep):
+@kernel(loops=True)
+def logbarrier_bandit_block(losses, uniforms, alphas, z, scale, gamma, prev, keep, loops):
     """The log-barrier bandit: greedy log-barrier OMD on importance-weighted estimates (rounds as `exp3_block`,
     the inner play being the iterate ``z``, updated in place by `onlinelab.kernels.rowops.omd_step_into`;
     returns ``(plays, realized, values)`` as `exp3_block`)."""
@@ -155,7 +162,7 @@ def logbarrier_bandit_block(losses, uniforms, alphas, z, scale, gamma, prev, kee
                 lr[j] = losses[i, r, j]
                 g[j] = est[j] if a == 1.0 else a * est[j]
             values[i, r] = rowops.einsum_dot(lr, p, K)
-            rowops.omd_step_into(1, q, g, scale, scratch, work, nxt)
+            rowops.omd_step_into(1, q, g, scale, scratch, work, nxt, loops)
             for j in range(K):
                 z[r, j] = nxt[j]
                 if i == n - 1:

@@ -2,7 +2,8 @@
 
 Each kernel plays n rounds of an oblivious block for R replicates in one call, with the arithmetic of
 the learner's numpy reference (onlinelab/learners/index_bandits.py, changing_bandits.py) written in the
-same order, so the plays are the same, bit for bit where the elementary functions (log, sqrt) agree.
+same order, so the plays are the same, bit for bit: sqrt is exact, and log, expm1 and log1p are numpy's own loops
+(`onlinelab.kernels.ufuncs`, the table ``loops`` that `onlinelab.kernels.rowops.call` appends).
 Per round and replicate: the index of every arm (+inf for an arm without rewards, so each arm is
 pulled once first, lowest first), the first arm of largest index, its loss ℓ = ``losses[i, r, arm]``
 (written to ``realized``) and its reward 1 − ℓ added to the statistics ``N``, ``S`` (modified in place).
@@ -26,8 +27,8 @@ reference stops when the largest step of the round is below 1e-12, so the kernel
 >>> N, S = np.ones((1, 2)), np.array([[0.2, 0.9]])
 >>> plays, realized = np.zeros((1, 1, 2)), np.zeros((1, 1))
 >>> window = (np.zeros((1, 1), np.int64), np.zeros((1, 1)), 0)
->>> index_block.call(0, N, S, np.log(np.full((1, 1), 2.0)), np.zeros((1, 1, 2)), plays, realized,
-...                  0.0, 0.0, *window, 1.0, np.zeros((1, 1, 1))) in (True, None)
+>>> rowops.call(index_block, 0, N, S, np.log(np.full((1, 1), 2.0)), np.zeros((1, 1, 2)), plays, realized,
+...              0.0, 0.0, *window, 1.0, np.zeros((1, 1, 1))) in (True, None)
 True
 >>> plays[0, 0].tolist() in ([0.0, 1.0], [0.0, 0.0])     # [0, 0]: numba cannot compile here
 True
@@ -38,14 +39,16 @@ import math
 
 import numpy as np
 
+from onlinelab.kernels import rowops
 from onlinelab.kernels.jit import kernel
+from onlinelab.kernels.ufuncs import EXPM1, LOG, LOG1P
 
 NEWTON_TOL = 1e-12     # as onlinelab.geometry.kl (the kernels layer imports nothing above it)
 MAX_NEWTON = 60
 
 
-@kernel
-def index_block(code, N, S, pre, losses, plays, realized, a, b, warms, wrewards, pos, gamma, z):  # noqa: PLR0912
+@kernel(loops=True)
+def index_block(code, N, S, pre, losses, plays, realized, a, b, warms, wrewards, pos, gamma, z, loops):  # noqa: PLR0912
     """n rounds of the index policy ``code`` (module docstring); ``warms``/``wrewards``/``pos`` are SW-UCB's
     window (arms, −1 when empty; rewards; the slot the next reward overwrites), ``gamma`` D-UCB's discount,
     ``z`` (R, n, K) Gaussian Thompson sampling's normals."""
@@ -59,7 +62,7 @@ def index_block(code, N, S, pre, losses, plays, realized, a, b, warms, wrewards,
                 total = N[r, 0]
                 for k in range(1, K):
                     total += N[r, k]
-                log_total = math.log(max(total, 1.0))
+                log_total = rowops.scalar_unary(LOG, max(total, 1.0), loops)
             best, best_v = 0, -np.inf
             for k in range(K):
                 Nk = N[r, k]
@@ -68,7 +71,7 @@ def index_block(code, N, S, pre, losses, plays, realized, a, b, warms, wrewards,
                 elif code == 0:
                     v = S[r, k] / Nk + math.sqrt(2.0 * pre[r, i] / Nk)
                 elif code == 1:
-                    v = S[r, k] / Nk + math.sqrt(max(math.log(a / Nk), 0.0) / Nk)
+                    v = S[r, k] / Nk + math.sqrt(max(rowops.scalar_unary(LOG, a / Nk, loops), 0.0) / Nk)
                 elif code == 2:
                     v = S[r, k] / Nk + a * math.sqrt(2.0 * max(pre[r, i] / Nk, 0.0))
                 elif code == 3:
@@ -100,8 +103,8 @@ def index_block(code, N, S, pre, losses, plays, realized, a, b, warms, wrewards,
     return True
 
 
-@kernel
-def klucb_block(N, S, level, losses, plays, realized, p, lvl, q, neg_c, live, top):  # noqa: PLR0912
+@kernel(loops=True)
+def klucb_block(N, S, level, losses, plays, realized, p, lvl, q, neg_c, live, top, loops):  # noqa: PLR0912
     """n rounds of Bernoulli KL-UCB; ``level[r, i]`` = f(n) of the reference; ``p``, ``lvl``, ``q``, ``neg_c``
     (R, K) float and ``live``, ``top`` (R, K) bool are work arrays."""
     n, R, K = losses.shape
@@ -118,9 +121,10 @@ def klucb_block(N, S, level, losses, plays, realized, p, lvl, q, neg_c, live, to
                 if live[r, k]:
                     any_live = True
                     q_of_p = 1.0 - pk
-                    nc = -(pk * math.log(pk) + q_of_p * math.log(q_of_p)) + lk
+                    log_p, log_q = rowops.scalar_unary(LOG, pk, loops), rowops.scalar_unary(LOG, q_of_p, loops)
+                    nc = -(pk * log_p + q_of_p * log_q) + lk
                     neg_c[r, k] = nc
-                    qk = min(pk + math.sqrt(lk / 2.0), -math.expm1(-nc / q_of_p))
+                    qk = min(pk + math.sqrt(lk / 2.0), -rowops.scalar_unary(EXPM1, -nc / q_of_p, loops))
                     if qk >= 1.0:
                         top[r, k] = True
                         qk = 0.5 * (1.0 + pk)
@@ -128,7 +132,7 @@ def klucb_block(N, S, level, losses, plays, realized, p, lvl, q, neg_c, live, to
                 elif pk >= 1.0:
                     q[r, k] = 1.0
                 elif pk <= 0.0:
-                    q[r, k] = -math.expm1(-lk)
+                    q[r, k] = -rowops.scalar_unary(EXPM1, -lk, loops)
                 else:
                     q[r, k] = pk
         if any_live:
@@ -138,7 +142,8 @@ def klucb_block(N, S, level, losses, plays, realized, p, lvl, q, neg_c, live, to
                     for k in range(K):
                         if live[r, k]:
                             pk, qk = p[r, k], q[r, k]
-                            g = -pk * math.log(qk) - (1.0 - pk) * math.log1p(-qk) - neg_c[r, k]
+                            log_q, log1p_q = rowops.scalar_unary(LOG, qk, loops), rowops.scalar_unary(LOG1P, -qk, loops)
+                            g = -pk * log_q - (1.0 - pk) * log1p_q - neg_c[r, k]
                             step = max(g * qk * (1.0 - qk) / (qk - pk), 0.0)
                             q[r, k] = qk - step
                             if step > biggest or step != step:

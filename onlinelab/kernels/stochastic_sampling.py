@@ -2,7 +2,8 @@
 
 The kernels draw nothing: the learner hands them the uniforms and normals its rounds take from its
 streams (`onlinelab.learners.stochastic_draws.take_rounds`), so both paths play on the same numbers.
-Arithmetic is written in the order of the numpy reference (onlinelab/learners/thompson.py, greedy.py).
+Arithmetic is written in the order of the numpy reference (onlinelab/learners/thompson.py, greedy.py), its
+logs numpy's own loop (`onlinelab.kernels.ufuncs`; run through `onlinelab.kernels.rowops.call`, which appends it).
 As in `onlinelab.kernels.stochastic`: ``N``, ``S`` are updated in place, ``plays`` (n, R, K) gets p_t
 (zero on entry), ``realized`` (n, R) the played arm's loss.
 
@@ -29,11 +30,13 @@ import math
 
 import numpy as np
 
+from onlinelab.kernels import rowops
 from onlinelab.kernels.jit import kernel
+from onlinelab.kernels.ufuncs import LOG
 
 
-@kernel
-def thompson_bernoulli_block(N, S, z, u, trial, losses, plays, realized, gamma):
+@kernel(loops=True)
+def thompson_bernoulli_block(N, S, z, u, trial, losses, plays, realized, gamma, loops):
     """n rounds of Beta–Bernoulli Thompson sampling: ``z``, ``u`` (R, n, 2K + P), ``trial`` (R, n); with ``gamma``
     < 1, discounted Thompson sampling (every arm's N, S times γ before the round's reward is added)."""
     n, R, K = losses.shape
@@ -51,7 +54,8 @@ def thompson_bernoulli_block(N, S, z, u, trial, losses, plays, realized, gamma):
                 while True:
                     v = 1.0 + c * zj
                     v = v * v * v
-                    if v > 0 and math.log(uj) < 0.5 * zj * zj + d - d * v + d * math.log(max(v, 1e-300)):
+                    if v > 0 and (rowops.scalar_unary(LOG, uj, loops)
+                                  < 0.5 * zj * zj + d - d * v + d * rowops.scalar_unary(LOG, max(v, 1e-300), loops)):
                         g[j] = d * v
                         done = True
                     if done:

@@ -35,7 +35,7 @@ import numpy as np
 from onlinelab.core.base import Learner
 from onlinelab.core.protocol import Play
 from onlinelab.errors import DomainError
-from onlinelab.kernels import compiled_active
+from onlinelab.kernels import compiled_active, rowops
 from onlinelab.learners.bandit_simplex import one_hot
 from onlinelab.learners.stochastic_draws import take_rounds
 
@@ -247,7 +247,7 @@ def play_compiled(kern, state, losses: np.ndarray, rng, takes, args):
         saved = [(b, b.data, b.pos) for b in (rng._uniform, rng._normal)], [g.bit_generator.state for g in rng.gens]
     draws = take_rounds(rng, takes, n) if takes else []
     plays, realized = np.zeros((n, R, K)), np.empty((n, R))
-    if kern.call(*args(draws, plays, realized)) is None:
+    if rowops.call(kern, *args(draws, plays, realized)) is None:
         if saved is not None:
             for b, data, pos in saved[0]:
                 b.data, b.pos = data, pos

@@ -1,0 +1,109 @@
+"""numpy's own exp and log loops in the kernels (onlinelab.kernels.ufuncs) against np.exp and np.log.
+
+The premise of every bit-for-bit kernel test: a kernel's exp and log give numpy's numbers.  On a CPU with AVX-512,
+numpy's float64 exp and log are its own vector code, which differs from the C library's in the last bit for some
+inputs; the kernels therefore call numpy's loop, read from the ufunc object and checked on probe values.
+"""
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+from onlinelab.errors import CompileWarning
+from onlinelab.kernels import jit, rowops, ufuncs
+from onlinelab.kernels.jit import kernel
+
+
+@kernel(loops=True)
+def _exp_log_rows(x, rows, loops):
+    """exp and log of x, a row of ``rows`` entries at a time, through the compiled row helpers."""
+    n = x.shape[0]
+    out, src, dst = np.empty((2, n)), np.empty(rows), np.empty(rows)
+    for lo in range(0, n, rows):
+        m = min(rows, n - lo)
+        for j in range(m):
+            src[j] = x[lo + j]
+        rowops.exp_row(src, dst, m, loops)
+        for j in range(m):
+            out[0, lo + j] = dst[j]
+            src[j] = abs(src[j]) + 1e-300
+        rowops.apply_unary(loops[ufuncs.LOG], loops[ufuncs.LOG + 1], src, dst, m)
+        for j in range(m):
+            out[1, lo + j] = dst[j]
+    return out
+
+
+@pytest.mark.parametrize("rows", [1, 3, 10, 64])
+def test_compiled_exp_and_log_are_numpys_bit_for_bit(rows):
+    """200 000 draws over ±150 (every exponent a softmax meets, and beyond), in rows of every length class of
+    numpy's vector loop (a tail shorter than a vector, a few vectors, many)."""
+    x = np.random.default_rng(rows).normal(size=200_000) * 50
+    got = rowops.call(_exp_log_rows, x, rows)
+    np.testing.assert_array_equal(got[0].view(np.int64), np.exp(x).view(np.int64))
+    np.testing.assert_array_equal(got[1].view(np.int64), np.log(np.abs(x) + 1e-300).view(np.int64))
+
+
+def test_the_plain_python_call_is_numpys_and_strided_rows_work():
+    t = ufuncs.table()
+    assert t is not None and t.dtype == np.int64 and t.shape == (2 * len(ufuncs.UFUNCS),)
+    x = np.linspace(-700, 700, 2001)
+    out = np.empty(2 * x.size)[::2]                    # a strided destination: the loop is given its step
+    ufuncs.apply_py(t[ufuncs.EXP], t[ufuncs.EXP + 1], x, out, x.size)
+    np.testing.assert_array_equal(out, np.exp(x))
+
+
+def test_where_the_c_library_differs_the_kernels_still_agree():
+    """On an AVX-512 machine numpy's exp differs from the C library's for some inputs (elsewhere they agree, and
+    this test checks only the agreement): the compiled path follows numpy either way."""
+    x = np.random.default_rng(7).normal(size=50_000) * 20
+    libm = np.array([math.exp(v) for v in x])
+    got = rowops.call(_exp_log_rows, x, 10)[0]
+    np.testing.assert_array_equal(got, np.exp(x))
+    assert (libm != np.exp(x)).mean() < 0.2           # the two differ at most in the last bits of a few
+
+
+def test_a_ufunc_without_an_all_float_loop_is_refused():
+    assert ufuncs.loop_of(np.logical_not) is None       # no d->d loop
+    assert ufuncs.loop_of(np.divmod) is None            # two outputs
+    assert ufuncs.loop_of(np.linalg.norm) is None       # not a ufunc
+    assert ufuncs.loop_of(np.exp) is not None and ufuncs.loop_of(np.arctan2) is not None
+
+
+def test_a_misread_struct_is_refused(monkeypatch):
+    """If numpy laid the struct out otherwise (here: a pointer more before the counts), the counts and the name
+    would not read back: refused, for every ufunc of the table."""
+    fields = ufuncs._UFuncHead._fields_[:2] + [("extra", ufuncs.ctypes.c_void_p)] + ufuncs._UFuncHead._fields_[2:]
+    monkeypatch.setattr(ufuncs, "_UFuncHead", type("Shifted", (ufuncs.ctypes.Structure,), {"_fields_": fields}))
+    assert all(ufuncs.loop_of(getattr(np, name)) is None for name in ufuncs.UFUNCS)
+
+
+@kernel(loops=True)
+def _rotation(p, q, c, loops):
+    """The sparse log-det update's angle and its cosine and sine (`onlinelab.kernels.logdet`), compiled."""
+    n = p.shape[0]
+    out = np.empty((3, n))
+    for i in range(n):
+        out[0, i] = rowops.scalar_arctan2(2 * c[i], p[i] - q[i], loops)
+        out[1, i] = rowops.scalar_unary(ufuncs.COS, out[0, i], loops)
+        out[2, i] = rowops.scalar_unary(ufuncs.SIN, out[0, i], loops)
+    return out
+
+
+def test_compiled_arctan2_cos_and_sin_are_numpys():
+    rs = np.random.default_rng(5)
+    p, q, c = rs.normal(size=(3, 100_000)) * 10.0 ** rs.uniform(-6, 3, size=(3, 100_000))
+    got = rowops.call(_rotation, p, q, c)
+    theta = np.arctan2(2 * c, p - q)
+    np.testing.assert_array_equal(got, [theta, np.cos(theta), np.sin(theta)])
+
+
+def test_without_the_loops_the_kernel_takes_the_numpy_path_with_one_warning(monkeypatch):
+    monkeypatch.setattr(ufuncs, "_TABLE", [None])
+    monkeypatch.delenv("ONLINELAB_KERNELS_STRICT", raising=False)
+    monkeypatch.setattr(jit, "_WARNED", [])
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        assert rowops.call(_exp_log_rows, np.zeros(3), 2) is None
+    assert [w.category for w in seen] == [CompileWarning]
+    assert "cannot be read and checked" in str(seen[0].message)
