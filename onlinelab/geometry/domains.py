@@ -249,11 +249,13 @@ class CappedSimplex(Domain):
         y = np.asarray(y, dtype=float)
         lo = y.min(axis=-1) - self.cap
         hi = y.max(axis=-1)
-        for _ in range(200):
-            mid = 0.5 * (lo + hi)
+        done = np.zeros(lo.shape, dtype=bool)
+        for _ in range(200):   # a row stops when its own bracket is closed, as it would alone: no row's
+            mid = 0.5 * (lo + hi)    # numbers depend on how many others are projected with it
             big = self._clip_sum(y, mid).sum(axis=-1) > self.total
-            lo, hi = np.where(big, mid, lo), np.where(big, hi, mid)
-            if np.all(hi - lo <= 1e-15 * np.maximum(1.0, np.abs(hi))):
+            lo, hi = np.where(big & ~done, mid, lo), np.where(big | done, hi, mid)
+            done |= hi - lo <= 1e-15 * np.maximum(1.0, np.abs(hi))
+            if np.all(done):
                 break
         theta = 0.5 * (lo + hi)
         free = (y - theta[..., None] > 0) & (y - theta[..., None] < self.cap)
