@@ -42,16 +42,19 @@ def quadratic_argmin(A, b, domain, tol: float = 1e-15, max_iter: int = 100000) -
         return _ball_argmin(A, b, domain)
     L = np.linalg.eigvalsh(A)[:, -1][:, None]
     x = y = domain.start(b.shape[0])
-    t = 1.0
+    t = np.ones((b.shape[0], 1))
+    done = np.zeros((b.shape[0], 1), dtype=bool)
     for _ in range(max_iter):  # FISTA with gradient restart; converges linearly when A ≻ 0
         x_new = domain.project(y - (np.einsum("rij,rj->ri", A, y) + b) / np.maximum(L, 1e-300))
         t_new = 0.5 * (1 + np.sqrt(1 + 4 * t * t))
-        restart = np.vecdot(y - x_new, x_new - x) > 0
-        y = np.where(restart[:, None], x_new, x_new + (t - 1) / t_new * (x_new - x))
-        t = 1.0 if np.any(restart) else t_new
-        step = np.abs(x_new - x).max()
-        x = x_new
-        if step <= tol:
+        restart = np.vecdot(y - x_new, x_new - x)[:, None] > 0
+        y_new = np.where(restart, x_new, x_new + (t - 1) / t_new * (x_new - x))
+        step = np.abs(x_new - x).max(axis=1, keepdims=True)
+        # each row keeps its own momentum and stops at its own tolerance, as it would alone: no replicate's
+        # comparator depends on how many replicates are solved with it
+        x, y, t = np.where(done, x, x_new), np.where(done, y, y_new), np.where(done, t, np.where(restart, 1.0, t_new))
+        done |= step <= tol
+        if done.all():
             break
     return x
 
