@@ -124,11 +124,13 @@ def kl_ucb_bernoulli(mean, level) -> np.ndarray:
     top = q >= 1.0                # the root is within rounding of 1 (the second bound is tight there)
     if top.any():
         q = np.where(top, 0.5 * (1.0 + p), q)   # a harmless stand-in for the Newton steps, set to 1 below
-    for _ in range(MAX_NEWTON):
+    active = np.ones(q.shape, dtype=bool)   # each entry stops at its own tolerance, as it would alone: an index
+    for _ in range(MAX_NEWTON):              # does not depend on how many others are solved beside it
         g = -p * np.log(q) - q_of_p * np.log1p(-q) - neg_c                # kl(p, q) − level: ≥ 0 above the root
         step = np.maximum(g * q * (1.0 - q) / (q - p), 0.0)               # g/g', g'(q) = (q − p)/(q(1 − q))
-        q -= step
-        if not step.max() > NEWTON_TOL:
+        q = np.where(active, q - step, q)
+        active &= step > NEWTON_TOL          # (a NaN step stops its entry)
+        if not active.any():
             break
     if top.any():
         q[top] = 1.0

@@ -20,8 +20,8 @@ reference's own number; μ̂ = S/N):
 * 5 Gaussian Thompson sampling — the posterior draw μ̂ + (a/√N)·z, a = σ, z the round's normals.
 
 `klucb_block` solves the Bernoulli KL-UCB index by the Newton iteration of
-`onlinelab.geometry.kl.kl_ucb_bernoulli`, in lockstep over all replicates and arms of a round (the
-reference stops when the largest step of the round is below 1e-12, so the kernel does too).
+`onlinelab.geometry.kl.kl_ucb_bernoulli`, each replicate's and arm's index until its own step is below 1e-12,
+as the reference does.
 
 >>> import numpy as np
 >>> N, S = np.ones((1, 2)), np.array([[0.2, 0.9]])
@@ -135,21 +135,19 @@ def klucb_block(N, S, level, losses, plays, realized, p, lvl, q, neg_c, live, to
                     q[r, k] = -rowops.scalar_unary(EXPM1, -lk, loops)
                 else:
                     q[r, k] = pk
-        if any_live:
-            for _ in range(MAX_NEWTON):
-                biggest = -np.inf
-                for r in range(R):
-                    for k in range(K):
-                        if live[r, k]:
-                            pk, qk = p[r, k], q[r, k]
+        if any_live:                 # each index stops at its own tolerance (`onlinelab.geometry.kl.kl_ucb_bernoulli`)
+            for r in range(R):
+                for k in range(K):
+                    if live[r, k]:
+                        pk, qk = p[r, k], q[r, k]
+                        for _ in range(MAX_NEWTON):
                             log_q, log1p_q = rowops.scalar_unary(LOG, qk, loops), rowops.scalar_unary(LOG1P, -qk, loops)
                             g = -pk * log_q - (1.0 - pk) * log1p_q - neg_c[r, k]
                             step = max(g * qk * (1.0 - qk) / (qk - pk), 0.0)
-                            q[r, k] = qk - step
-                            if step > biggest or step != step:
-                                biggest = step
-                if not biggest > NEWTON_TOL:
-                    break
+                            qk = qk - step
+                            if not step > NEWTON_TOL:
+                                break
+                        q[r, k] = qk
         for r in range(R):
             for k in range(K):
                 if N[r, k] == 0:
