@@ -4,9 +4,9 @@ Hedge (ftrl, entropy), OMD (entropy, log-barrier), exp3, exp3-auer and logbarrie
 environment on the simplex: the metrics of ``compiled=True`` and ``compiled=False`` are equal bit for bit.  Why
 exactly and not to 1e-12: every kernel repeats its numpy reference operation by operation — the same sequential
 running sums, numpy's pairwise summation for each softmax normaliser (`rowops.pairwise_sum`), einsum's two-lane
-order for the log-barrier's Newton denominator (`rowops.einsum_square_sum`) and the C library's exp and log,
-which numpy's own float64 exp and log call on this x86-64 build (`test_rowops.py` checks these building blocks
-one by one, so a machine where they differ fails there first, and then these tests say by how much).  The
+order for the log-barrier's Newton denominator (`rowops.einsum_square_sum`) and numpy's own exp and log loops,
+whichever numpy chose for this CPU (`onlinelab.kernels.ufuncs`; `test_rowops.py` and `test_ufuncs.py` check these
+building blocks one by one, so a machine where they differ fails there first).  The
 bandits amplify a last-bit difference through 1/p, so agreement to 1e-12 is only reachable bit for bit.
 """
 import numpy as np
