@@ -54,9 +54,14 @@ def index_block(code, N, S, pre, losses, plays, realized, a, b, warms, wrewards,
     ``z`` (R, n, K) Gaussian Thompson sampling's normals."""
     n, R, K = losses.shape
     tau = warms.shape[1]
+    ratio, log_ratio = np.ones(K), np.empty(K)
     for r in range(R):
         j = pos
         for i in range(n):
+            if code == 1:                       # MOSS: ln(a/N) of the row's arms in one call of numpy's loop
+                for k in range(K):
+                    ratio[k] = a / N[r, k] if N[r, k] != 0 else 1.0
+                rowops.apply_unary(loops[LOG], loops[LOG + 1], ratio, log_ratio, K)
             log_total = 0.0
             if code == 4:
                 total = N[r, 0]
@@ -71,7 +76,7 @@ def index_block(code, N, S, pre, losses, plays, realized, a, b, warms, wrewards,
                 elif code == 0:
                     v = S[r, k] / Nk + math.sqrt(2.0 * pre[r, i] / Nk)
                 elif code == 1:
-                    v = S[r, k] / Nk + math.sqrt(max(rowops.scalar_unary(LOG, a / Nk, loops), 0.0) / Nk)
+                    v = S[r, k] / Nk + math.sqrt(max(log_ratio[k], 0.0) / Nk)
                 elif code == 2:
                     v = S[r, k] / Nk + a * math.sqrt(2.0 * max(pre[r, i] / Nk, 0.0))
                 elif code == 3:
@@ -106,11 +111,14 @@ def index_block(code, N, S, pre, losses, plays, realized, a, b, warms, wrewards,
 @kernel(loops=True)
 def klucb_block(N, S, level, losses, plays, realized, p, lvl, q, neg_c, live, top, loops):  # noqa: PLR0912
     """n rounds of Bernoulli KL-UCB; ``level[r, i]`` = f(n) of the reference; ``p``, ``lvl``, ``q``, ``neg_c``
-    (R, K) float and ``live``, ``top`` (R, K) bool are work arrays."""
+    (R, K) float and ``live``, ``top`` (R, K) bool are work arrays.  The logs and expm1s of a replicate's K
+    arms go to numpy's loop a row at a time (one call per row, not per number)."""
     n, R, K = losses.shape
+    x, y, lx, ly = np.empty(K), np.empty(K), np.empty(K), np.empty(K)
+    active = np.empty(K, np.bool_)
     for i in range(n):
-        any_live = False
         for r in range(R):
+            any_live = False
             for k in range(K):
                 Nk = N[r, k] if N[r, k] != 0 else 1.0
                 pk = min(max(S[r, k] / Nk, 0.0), 1.0)
@@ -118,13 +126,23 @@ def klucb_block(N, S, level, losses, plays, realized, p, lvl, q, neg_c, live, to
                 p[r, k], lvl[r, k] = pk, lk
                 live[r, k] = pk > 0.0 and pk < 1.0 and lk > 0.0
                 top[r, k] = False
+                any_live = any_live or live[r, k]
+                x[k], y[k] = pk, 1.0 - pk
+            rowops.apply_unary(loops[LOG], loops[LOG + 1], x, lx, K)       # log p, log(1 − p)
+            rowops.apply_unary(loops[LOG], loops[LOG + 1], y, ly, K)
+            for k in range(K):
                 if live[r, k]:
-                    any_live = True
-                    q_of_p = 1.0 - pk
-                    log_p, log_q = rowops.scalar_unary(LOG, pk, loops), rowops.scalar_unary(LOG, q_of_p, loops)
-                    nc = -(pk * log_p + q_of_p * log_q) + lk
+                    pk, q_of_p = p[r, k], 1.0 - p[r, k]
+                    nc = -(pk * lx[k] + q_of_p * ly[k]) + lvl[r, k]
                     neg_c[r, k] = nc
-                    qk = min(pk + math.sqrt(lk / 2.0), -rowops.scalar_unary(EXPM1, -nc / q_of_p, loops))
+                    x[k] = -nc / q_of_p
+                else:
+                    x[k] = -lvl[r, k]
+            rowops.apply_unary(loops[EXPM1], loops[EXPM1 + 1], x, y, K)    # the closed-form bounds' expm1
+            for k in range(K):
+                pk, lk = p[r, k], lvl[r, k]
+                if live[r, k]:
+                    qk = min(pk + math.sqrt(lk / 2.0), -y[k])
                     if qk >= 1.0:
                         top[r, k] = True
                         qk = 0.5 * (1.0 + pk)
@@ -132,23 +150,28 @@ def klucb_block(N, S, level, losses, plays, realized, p, lvl, q, neg_c, live, to
                 elif pk >= 1.0:
                     q[r, k] = 1.0
                 elif pk <= 0.0:
-                    q[r, k] = -rowops.scalar_unary(EXPM1, -lk, loops)
+                    q[r, k] = -y[k]
                 else:
                     q[r, k] = pk
-        if any_live:                 # each index stops at its own tolerance (`onlinelab.geometry.kl.kl_ucb_bernoulli`)
-            for r in range(R):
+            if any_live:             # each index stops at its own tolerance (`onlinelab.geometry.kl.kl_ucb_bernoulli`)
                 for k in range(K):
-                    if live[r, k]:
-                        pk, qk = p[r, k], q[r, k]
-                        for _ in range(MAX_NEWTON):
-                            log_q, log1p_q = rowops.scalar_unary(LOG, qk, loops), rowops.scalar_unary(LOG1P, -qk, loops)
-                            g = -pk * log_q - (1.0 - pk) * log1p_q - neg_c[r, k]
+                    active[k] = live[r, k]
+                for _ in range(MAX_NEWTON):
+                    for k in range(K):
+                        x[k], y[k] = q[r, k], -q[r, k]
+                    rowops.apply_unary(loops[LOG], loops[LOG + 1], x, lx, K)
+                    rowops.apply_unary(loops[LOG1P], loops[LOG1P + 1], y, ly, K)
+                    still = False
+                    for k in range(K):
+                        if active[k]:
+                            pk, qk = p[r, k], q[r, k]
+                            g = -pk * lx[k] - (1.0 - pk) * ly[k] - neg_c[r, k]
                             step = max(g * qk * (1.0 - qk) / (qk - pk), 0.0)
-                            qk = qk - step
-                            if not step > NEWTON_TOL:
-                                break
-                        q[r, k] = qk
-        for r in range(R):
+                            q[r, k] = qk - step
+                            active[k] = step > NEWTON_TOL
+                            still = still or active[k]
+                    if not still:
+                        break
             for k in range(K):
                 if N[r, k] == 0:
                     q[r, k] = np.inf

@@ -8,9 +8,9 @@ As in `onlinelab.kernels.stochastic`: ``N``, ``S`` are updated in place, ``plays
 (zero on entry), ``realized`` (n, R) the played arm's loss.
 
 * `thompson_bernoulli_block` — per round, 2K Gamma variates by Marsaglia and Tsang from the round's
-  own pairs ``z[r, i, j]``, ``u[r, i, j]`` (j < 2K) and, for the rejected ones in order, the pool's pairs
-  (j ≥ 2K; the variate is d = shape − 1/3 if the pool runs out); Beta draws G_a/(G_a + G_b); then the
-  Bernoulli trial 1{``trial[r, i]`` < reward}; with γ < 1 the statistics are discounted first (``d-thompson``).
+  own pairs ``z[r, i, j]``, ``u[r, i, j]`` (j < 2K; the kernel takes log u) and, for the rejected ones in order,
+  the pool's pairs (j ≥ 2K; the variate is d = shape − 1/3 if the pool runs out); Beta draws G_a/(G_a + G_b);
+  then the Bernoulli trial 1{``trial[r, i]`` < reward}; with γ < 1 the statistics are discounted first (``d-thompson``).
 * Gaussian Thompson sampling's draw μ̂ + (σ/√N)·z is an index: `onlinelab.kernels.stochastic.index_block`, code 5.
 * `epsilon_greedy_block` — p = ε/K + (1 − ε)·e_greedy, ε = min(1, cK/(d²t)); the arm is the first i whose
   running sum of p exceeds u·Σp (`onlinelab.core.rng.categorical_from`).
@@ -36,35 +36,41 @@ from onlinelab.kernels.ufuncs import LOG
 
 
 @kernel(loops=True)
-def thompson_bernoulli_block(N, S, z, u, trial, losses, plays, realized, gamma, loops):
-    """n rounds of Beta–Bernoulli Thompson sampling: ``z``, ``u`` (R, n, 2K + P), ``trial`` (R, n); with ``gamma``
-    < 1, discounted Thompson sampling (every arm's N, S times γ before the round's reward is added)."""
+def thompson_bernoulli_block(N, S, z, log_u, trial, losses, plays, realized, gamma, loops):
+    """n rounds of Beta–Bernoulli Thompson sampling: ``z``, ``log_u`` (R, n, 2K + P) the normals and the logs of the
+    uniforms (``np.log`` of the drawn uniforms, numpy's own numbers), ``trial`` (R, n); with ``gamma`` < 1,
+    discounted Thompson sampling (every arm's N, S times γ before the round's reward is added).  The logs of a
+    round's 2K first candidates go to numpy's loop in one call; a pool candidate's alone."""
     n, R, K = losses.shape
     width = z.shape[2]
     g, theta = np.empty(2 * K), np.empty(K)
+    ds, cs, vs, vmax, logv = np.empty(2 * K), np.empty(2 * K), np.empty(2 * K), np.empty(2 * K), np.empty(2 * K)
     for r in range(R):
         for i in range(n):
-            k_pool = 2 * K
             for j in range(2 * K):
                 shape = 1.0 + S[r, j] if j < K else 1.0 + N[r, j - K] - S[r, j - K]
                 d = shape - 1.0 / 3.0
                 c = 1.0 / math.sqrt(9.0 * d)
-                zj, uj = z[r, i, j], u[r, i, j]
-                done = False
+                v = 1.0 + c * z[r, i, j]
+                v = v * v * v
+                ds[j], cs[j], vs[j], vmax[j] = d, c, v, max(v, 1e-300)
+            rowops.apply_unary(loops[LOG], loops[LOG + 1], vmax, logv, 2 * K)
+            k_pool = 2 * K
+            for j in range(2 * K):
+                d, c, v, lv = ds[j], cs[j], vs[j], logv[j]
+                zj, luj = z[r, i, j], log_u[r, i, j]
                 while True:
-                    v = 1.0 + c * zj
-                    v = v * v * v
-                    if v > 0 and (rowops.scalar_unary(LOG, uj, loops)
-                                  < 0.5 * zj * zj + d - d * v + d * rowops.scalar_unary(LOG, max(v, 1e-300), loops)):
+                    if v > 0 and luj < 0.5 * zj * zj + d - d * v + d * lv:
                         g[j] = d * v
-                        done = True
-                    if done:
                         break
                     if k_pool >= width:
                         g[j] = d
                         break
-                    zj, uj = z[r, i, k_pool], u[r, i, k_pool]
+                    zj, luj = z[r, i, k_pool], log_u[r, i, k_pool]
                     k_pool += 1
+                    v = 1.0 + c * zj
+                    v = v * v * v
+                    lv = rowops.scalar_unary(LOG, max(v, 1e-300), loops)
             for k in range(K):
                 theta[k] = g[k] / (g[k] + g[K + k])          # Beta(1 + S, 1 + F)
             arm = np.argmax(theta)

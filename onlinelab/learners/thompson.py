@@ -106,8 +106,14 @@ class ThompsonSampling(StochasticBandit):
         gamma = float(getattr(state, "gamma", 1.0))
         return play_compiled(thompson_bernoulli_block, state, losses, rng,
                              [("normal", width), ("random", width), ("random", 1)],
-                             lambda draws, plays, realized: (state.N, state.S, draws[0], draws[1], draws[2][:, :, 0],
-                                                             losses, plays, realized, gamma))
+                             lambda draws, plays, realized: (state.N, state.S, draws[0], _logs(draws[1]),
+                                                             draws[2][:, :, 0], losses, plays, realized, gamma))
+
+
+def _logs(u: np.ndarray) -> np.ndarray:
+    """np.log of the block's uniforms, as the numpy path takes them (a uniform of 0 gives −inf and rejects)."""
+    with np.errstate(divide="ignore"):
+        return np.log(u)
 
 
 @register_learner("d-thompson")
