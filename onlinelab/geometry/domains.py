@@ -247,11 +247,10 @@ class CappedSimplex(Domain):
             Points, one per row, shape ``(R, n)``.
         """
         y = np.asarray(y, dtype=float)
-        lo = y.min(axis=-1) - self.cap
-        hi = y.max(axis=-1)
-        done = np.zeros(lo.shape, dtype=bool)
-        for _ in range(200):   # a row stops when its own bracket is closed, as it would alone: no row's
-            mid = 0.5 * (lo + hi)    # numbers depend on how many others are projected with it
+        lo, hi = y.min(axis=-1) - self.cap, y.max(axis=-1)
+        done = np.zeros(lo.shape, dtype=bool)   # a row stops when its own bracket closes, as it would alone
+        for _ in range(200):
+            mid = 0.5 * (lo + hi)
             big = self._clip_sum(y, mid).sum(axis=-1) > self.total
             lo, hi = np.where(big & ~done, mid, lo), np.where(big | done, hi, mid)
             done |= hi - lo <= 1e-15 * np.maximum(1.0, np.abs(hi))
