@@ -76,12 +76,14 @@ def _ball_argmin(A, b, ball) -> np.ndarray:
     if np.any(out):  # there the root μ* > 0: bisect on [0, ‖β‖/r] until the bracket is relatively tight
         a_out, beta_out = a[out], beta[out]
         lo, hi = np.zeros(a_out.shape[0]), np.linalg.norm(beta_out, axis=1) / r + 1e-300
+        done = np.zeros(a_out.shape[0], dtype=bool)    # each row stops when its own bracket closes, as alone
         for _ in range(2000):
             mid = 0.5 * (lo + hi)
             den = a_out + mid[:, None]
             big = np.linalg.norm(np.where(den > tiny[out], -beta_out / np.maximum(den, tiny[out]), 0.0), axis=1) > r
-            lo, hi = np.where(big, mid, lo), np.where(big, hi, mid)
-            if np.all(hi - lo <= 4 * np.finfo(float).eps * hi):
+            lo, hi = np.where(big & ~done, mid, lo), np.where(big | done, hi, mid)
+            done |= hi - lo <= 4 * np.finfo(float).eps * hi
+            if np.all(done):
                 break
         mu[out] = hi
     z = z_of(mu)
