@@ -166,7 +166,7 @@ def klucb_block(N, S, level, losses, plays, realized, p, lvl, q, neg_c, live, to
                         if active[k]:
                             pk, qk = p[r, k], q[r, k]
                             g = -pk * lx[k] - (1.0 - pk) * ly[k] - neg_c[r, k]
-                            step = max(g * qk * (1.0 - qk) / (qk - pk), 0.0)
+                            step = max(g * qk * (1.0 - qk) / (qk - pk), 0.0) if qk > pk else 0.0
                             q[r, k] = qk - step
                             active[k] = step > NEWTON_TOL
                             still = still or active[k]

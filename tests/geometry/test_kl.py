@@ -87,3 +87,9 @@ def test_an_index_does_not_depend_on_the_entries_solved_beside_it():
         alone = np.array([[kl_ucb_bernoulli(p[i, j:j + 1], level[i, j:j + 1])[0] for j in range(10)]
                           for i in range(8)])
         np.testing.assert_array_equal(together, alone)
+
+
+def test_a_level_below_rounding_gives_the_mean():
+    """p + √(level/2) rounds to p: the Newton step would divide by q − p = 0; the index is p (kl(p, p) = 0 ≤ level)."""
+    p = np.array([0.5, 0.3, 0.7])
+    np.testing.assert_array_equal(kl_ucb_bernoulli(p, np.full(3, 1e-40)), p)

@@ -120,3 +120,13 @@ def test_take_rounds_leaves_the_streams_as_the_rounds_do(seed):
         assert getattr(rng, buf).pos == getattr(rounds, buf).pos
         np.testing.assert_array_equal(getattr(rng, buf).data, getattr(rounds, buf).data)
     assert [g.bit_generator.state for g in rng.gens] == [g.bit_generator.state for g in rounds.gens]
+
+
+def test_kl_ucb_with_a_level_below_rounding_plays_the_same_on_both_paths():
+    """f(n)/N so small that p + √(level/2) rounds to p: the index is p itself (kl(p, p) = 0).  The kernel raised
+    ZeroDivisionError there and the numpy path played the first NaN index (found by review)."""
+    env = ol.make_environment("bernoulli-arms", means=[0.5, 0.3, 0.7])
+    fast, plain = both_paths(env, ol.make_learner("kl-ucb", exploration=lambda t: 1e-40 * t), T=50, replicates=2,
+                             seed=3, checkpoints=[10, 50])
+    pd.testing.assert_frame_equal(fast, plain, check_exact=True)
+    assert np.isfinite(fast.value).all()
