@@ -75,7 +75,7 @@ class Kernel:
         try:
             self.compiled = numba.njit(cache=True, fastmath=self.fastmath, nogil=True,
                                        inline="always" if self.inline else "never")(self.func)
-            _guard_cache(self.compiled, numba.__version__)
+            _guard_cache(self.compiled, numba.__version__, self.func.__code__.co_filename)
         except Exception:  # noqa: BLE001  (no place for the on-disk cache, e.g. a function defined in a notebook)
             try:
                 self.compiled = numba.njit(cache=False, fastmath=self.fastmath, nogil=True,
@@ -135,29 +135,32 @@ def give_up(reason: str) -> None:
 
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
-_GUARDED: list[str] = []    # cache folders checked in this process
+_GUARDED: list[tuple[str, str]] = []    # (cache folder, module prefix) checked in this process
 STAMP = "onlinelab-kernels.sha256"
 
 
-def _guard_cache(dispatcher, numba_version: str) -> None:
-    """Empty the on-disk cache of this package's kernels when any of its source files changed since it was written.
+def _guard_cache(dispatcher, numba_version: str, source: str) -> None:
+    """Empty the on-disk cache of kernels when any of this package's kernel sources changed since it was written.
 
     numba keys a cached kernel on its own file's timestamp only.  A kernel calling a helper of another file (every
     kernel here calls `onlinelab.kernels.rowops`) would otherwise load machine code built from the helper's old
     source after an upgrade or an edit.  The stamp, a sha256 of every ``kernels/*.py`` and numba's version, lives
-    in the cache folder; a mismatch removes the folder's ``.nbi``/``.nbc`` files, once per process.  Kernels
-    defined elsewhere (a test's, a plugin's) may call the row helpers too, so their folders are guarded alike.
+    in the cache folder; a mismatch removes the folder's ``.nbi``/``.nbc`` files, once per process.  A kernel
+    defined elsewhere (a test's, a plugin's, file ``source``) may call the row helpers too: its module's files
+    get a stamp of their own, and only they are removed (the folder may hold other libraries' numba caches).
     """
     folder = getattr(getattr(dispatcher, "_cache", None), "_cache_path", None)
-    if folder is None or folder in _GUARDED:
+    inside = os.path.dirname(os.path.abspath(source)) == _HERE
+    stem = "" if inside else os.path.splitext(os.path.basename(source))[0] + "."
+    if folder is None or (folder, stem) in _GUARDED:
         return
-    _GUARDED.append(folder)
+    _GUARDED.append((folder, stem))
     digest = hashlib.sha256(numba_version.encode())
     for name in sorted(os.listdir(_HERE)):
         if name.endswith(".py"):
             with open(os.path.join(_HERE, name), "rb") as fh:
                 digest.update(name.encode() + b"\0" + fh.read())
-    stamp = os.path.join(folder, STAMP)
+    stamp = os.path.join(folder, STAMP if inside else f"{STAMP}.{stem}txt")
     try:
         with open(stamp, encoding="ascii") as fh:
             if fh.read().strip() == digest.hexdigest():
@@ -167,7 +170,7 @@ def _guard_cache(dispatcher, numba_version: str) -> None:
     try:
         os.makedirs(folder, exist_ok=True)
         for name in os.listdir(folder):
-            if name.endswith((".nbi", ".nbc")):
+            if name.endswith((".nbi", ".nbc")) and name.startswith(stem):
                 os.remove(os.path.join(folder, name))
         with open(stamp, "w", encoding="ascii") as fh:
             fh.write(digest.hexdigest() + "\n")

@@ -12,8 +12,10 @@ compiled call of such a loop on 1-D rows, `numba_scalar` on single numbers.  Whe
 `table` is None and the kernels that need it take the numpy path (`onlinelab.kernels.rowops.call`).
 
 The loop is numpy's inner loop, ``loop(char **args, npy_intp *n, npy_intp *steps, void *data)``: it reads
-no Python object and takes no lock, so a kernel may call it without the GIL.  Per element it computes the same
-value whatever the length or position, as its whole-array call does.
+no Python object and takes no lock, so a kernel may call it without the GIL.  On C-contiguous rows, or in place
+on the very same row, it computes per element the value of numpy's whole-array call, whatever the length or
+position.  On partly overlapping or reversed arrays numpy's loop falls back to the C library, so the compiled
+calls take C-contiguous rows only, and never more than the rows' length.
 
 >>> import numpy as np
 >>> t = table()                       # None where numpy's loops cannot be read and checked
@@ -61,18 +63,24 @@ def loop_of(ufunc) -> tuple[int, int] | None:
     if codes != want or sig not in ufunc.types:
         return None
     k = ufunc.types.index(sig)
-    fn = ctypes.c_void_p.from_address(head.functions + 8 * k).value
-    data = ctypes.c_void_p.from_address(head.data + 8 * k).value if head.data else None
+    size = ctypes.sizeof(ctypes.c_void_p)
+    fn = ctypes.c_void_p.from_address(head.functions + size * k).value
+    data = (ctypes.c_void_p.from_address(head.data + size * k).value if head.data else None) or 0
     if not fn:
         return None
     probes = [_probe(ufunc)] if ufunc.nin == 1 else [_probe(ufunc), np.roll(_probe(ufunc)[::-1], 7)]
     with np.errstate(all="ignore"):
-        want_out = ufunc(*probes)
+        want = ufunc(*probes).view(np.int64)
     out = np.empty_like(probes[0])
-    apply_py(fn, data or 0, *probes, out, out.size)
-    if not np.array_equal(out.view(np.int64), want_out.view(np.int64)):
-        return None
-    return fn, data or 0
+    apply_py(fn, data, *probes, out, out.size)                       # one long contiguous call
+    same = np.array_equal(out.view(np.int64), want)
+    for i in range(0, 64):                                           # single numbers, as `numba_scalar` calls it
+        apply_py(fn, data, *(p[i:i + 1] for p in probes), out[i:i + 1], 1)
+    inplace = probes[0][:4099].copy()                                # in place on the same row, as `exp_row`
+    apply_py(fn, data, inplace, *(p[:4099] for p in probes[1:]), inplace, 4099)
+    same = same and np.array_equal(out[:64].view(np.int64), want[:64])
+    same = same and np.array_equal(inplace.view(np.int64), want[:4099])
+    return (fn, data) if same else None
 
 
 def _probe(ufunc) -> np.ndarray:
@@ -117,8 +125,9 @@ def table() -> np.ndarray | None:
 
 def numba_apply(nin: int):
     """The compiled counterpart of `apply_py` for loops of ``nin`` inputs: a numba intrinsic ``apply(fn, data,
-    src, dst, n)`` (``nin`` 1) or ``apply(fn, data, a, b, dst, n)`` (``nin`` 2) on 1-D float64 arrays.  numba is
-    imported here, at the first kernel's binding, never at import."""
+    src, dst, n)`` (``nin`` 1) or ``apply(fn, data, a, b, dst, n)`` (``nin`` 2) on C-contiguous 1-D float64 rows
+    (a strided row does not type), n clamped to the shortest row.  numba is imported here, at the first kernel's
+    binding, never at import."""
     from llvmlite import ir
     from numba import types
     from numba.core import cgutils
@@ -128,6 +137,10 @@ def numba_apply(nin: int):
         intp, i8p = context.get_value_type(types.intp), ir.IntType(8).as_pointer()
         arrays = zip(signature.args[2:-1], args[2:-1], strict=True)
         rows = [context.make_array(t)(context, builder, v) for t, v in arrays]
+        count = context.cast(builder, args[-1], signature.args[-1], types.intp)
+        for row in rows:                     # never past a row's end: n is clamped to the shortest row
+            length = cgutils.unpack_tuple(builder, row.shape, 1)[0]
+            count = builder.select(builder.icmp_signed(">", count, length), length, count)
         argv = cgutils.alloca_once(builder, i8p, size=len(rows))
         steps = cgutils.alloca_once(builder, intp, size=len(rows))
         for k, row in enumerate(rows):
@@ -135,14 +148,15 @@ def numba_apply(nin: int):
             builder.store(builder.bitcast(row.data, i8p), builder.gep(argv, [slot]))
             builder.store(cgutils.unpack_tuple(builder, row.strides, 1)[0], builder.gep(steps, [slot]))
         dims = cgutils.alloca_once(builder, intp)
-        builder.store(context.cast(builder, args[-1], signature.args[-1], types.intp), dims)
+        builder.store(count, dims)
         fnty = ir.FunctionType(ir.VoidType(), [i8p.as_pointer(), intp.as_pointer(), intp.as_pointer(), i8p])
         fn, data = (context.cast(builder, v, t, types.int64) for v, t in zip(args[:2], signature.args[:2], strict=True))
         builder.call(builder.inttoptr(fn, fnty.as_pointer()), [argv, dims, steps, builder.inttoptr(data, i8p)])
         return context.get_dummy_value()
 
     def typed(fn, data, rows, n):
-        if not all(isinstance(a, types.Array) and a.ndim == 1 and a.dtype == types.float64 for a in rows):
+        if not all(isinstance(a, types.Array) and a.ndim == 1 and a.dtype == types.float64 and a.layout == "C"
+                   for a in rows):
             return None
         return types.void(fn, data, *rows, n), codegen
 

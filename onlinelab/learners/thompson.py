@@ -111,7 +111,8 @@ class ThompsonSampling(StochasticBandit):
 
 
 def _logs(u: np.ndarray) -> np.ndarray:
-    """np.log of the block's uniforms, as the numpy path takes them (a uniform of 0 gives −inf and rejects)."""
+    """np.log of the block's uniforms, as the numpy path takes them (a uniform of 0 gives −inf, which accepts its
+    candidate when v > 0, on both paths)."""
     with np.errstate(divide="ignore"):
         return np.log(u)
 

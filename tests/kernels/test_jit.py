@@ -103,34 +103,41 @@ with warnings.catch_warnings(record=True) as caught:
     assert out.split() == ["None", "3.0", "None", "1"]   # the bad one takes numpy, the good one still compiles
 
 
-def _outside(x):
-    return x + 1.0
-
-
 def test_the_cache_is_emptied_when_any_kernel_source_changes(tmp_path, monkeypatch):
     """numba keys a cached kernel on its own file; the stamp covers every kernels/*.py (a helper's edit
-    must not leave a caller's stale machine code) and numba's version."""
+    must not leave a caller's stale machine code) and numba's version.  A kernel defined outside the package (a
+    test's, a plugin's) may call the row helpers too: its own module's files are stamped and emptied alike, and
+    nothing else in its folder is touched."""
     from types import SimpleNamespace
 
-    from onlinelab.kernels import jit
+    from onlinelab.kernels import jit, scan
+    inside = scan.__file__
     fake = SimpleNamespace(_cache=SimpleNamespace(_cache_path=str(tmp_path)))
     monkeypatch.setattr(jit, "_GUARDED", [])
     for name in ("old.f-1.py311.nbi", "old.f-1.py311.1.nbc", "notes.txt"):
         (tmp_path / name).write_text("x")
-    jit._guard_cache(fake, "0.68.1")          # no stamp yet: emptied, stamped
+    jit._guard_cache(fake, "0.68.1", inside)          # no stamp yet: emptied, stamped
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt", jit.STAMP]
     (tmp_path / "new.f-1.py311.nbi").write_text("x")
     monkeypatch.setattr(jit, "_GUARDED", [])
-    jit._guard_cache(fake, "0.68.1")          # the same sources: kept
+    jit._guard_cache(fake, "0.68.1", inside)          # the same sources: kept
     assert (tmp_path / "new.f-1.py311.nbi").exists()
     monkeypatch.setattr(jit, "_GUARDED", [])
-    jit._guard_cache(fake, "0.69.0")          # another numba: emptied again
+    jit._guard_cache(fake, "0.69.0", inside)          # another numba: emptied again
     assert not (tmp_path / "new.f-1.py311.nbi").exists()
 
-    real = jit.Kernel(_outside).get()                                    # a kernel outside the package (a test's,
-    folder = real._cache._cache_path                                     # a plugin's) may call the row helpers:
-    monkeypatch.setattr(jit, "_GUARDED", [])                             # its cache folder is stamped alike
-    with open(os.path.join(folder, "stale.f-1.py311.nbi"), "w") as fh:
-        fh.write("x")
-    jit._guard_cache(SimpleNamespace(_cache=SimpleNamespace(_cache_path=folder)), "0.0-another")
-    assert not [p for p in os.listdir(folder) if p.endswith((".nbi", ".nbc"))]
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    folder = SimpleNamespace(_cache=SimpleNamespace(_cache_path=str(outside)))
+    for name in ("mine.f-1.py311.nbi", "mine.g-9.py311.1.nbc", "theirs.f-1.py311.nbi"):
+        (outside / name).write_text("x")
+    monkeypatch.setattr(jit, "_GUARDED", [])
+    jit._guard_cache(folder, "0.68.1", "/somewhere/plugins/mine.py")     # no stamp for mine yet: its files go
+    assert sorted(p.name for p in outside.iterdir()) == [f"{jit.STAMP}.mine.txt", "theirs.f-1.py311.nbi"]
+    (outside / "mine.f-1.py311.nbi").write_text("x")
+    monkeypatch.setattr(jit, "_GUARDED", [])
+    jit._guard_cache(folder, "0.68.1", "/somewhere/plugins/mine.py")     # stamped and unchanged: kept
+    assert (outside / "mine.f-1.py311.nbi").exists()
+    monkeypatch.setattr(jit, "_GUARDED", [])
+    jit._guard_cache(folder, "0.69.0", "/somewhere/plugins/mine.py")     # another numba: mine's go, theirs stay
+    assert sorted(p.name for p in outside.iterdir()) == [f"{jit.STAMP}.mine.txt", "theirs.f-1.py311.nbi"]
