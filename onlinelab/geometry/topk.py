@@ -91,8 +91,13 @@ def top_k_sum(G, k: int, basis: np.ndarray | None, rtol: float = 1e-11,
     if d < ITERATIVE_FROM_D or 4 * k > d:
         return _dense(G, k), None
     if basis is None or basis.shape != (R, d, m):
-        basis = np.random.default_rng(0).standard_normal((R, d, m))  # fixed: reruns and resumes are identical
+        # fixed (reruns and resumes are identical), and the same start for every row: a row's start, like the rest
+        # of its solve, does not depend on how many replicates there are
+        basis = np.broadcast_to(np.random.default_rng(0).standard_normal((d, m)), (R, d, m))
     V = np.linalg.qr(basis)[0]
+    # each row keeps its sum and basis from the sweep where it converged itself, and its own filter degree: a row's
+    # numbers never depend on the rows beside it (the replicates), as if it were solved alone
+    sums, basis_out, done = np.zeros(R), np.empty((R, d, m)), np.zeros(R, dtype=bool)
     for _ in range(max(3, d // (8 * m))):  # beyond that a dense eigvalsh is cheaper
         W = G @ V
         theta, Y = np.linalg.eigh(np.swapaxes(V, 1, 2) @ W)          # Rayleigh–Ritz, ascending
@@ -101,12 +106,15 @@ def top_k_sum(G, k: int, basis: np.ndarray | None, rtol: float = 1e-11,
         top = np.maximum(theta[:, 0], np.finfo(float).tiny)
         resid = np.linalg.norm(GZ[:, :, :k] - Z[:, :, :k] * theta[:, None, :k], axis=1)   # (R, k)
         gap = np.maximum(theta[:, k - 1] - theta[:, k], 1e-300)
-        if np.all(resid.max(axis=1) <= 1e-6 * top) and np.all(10 * (resid ** 2).sum(axis=1) / gap <= rtol * top):
-            return theta[:, :k].sum(axis=1), Z
+        ok = (resid.max(axis=1) <= 1e-6 * top) & (10 * (resid ** 2).sum(axis=1) / gap <= rtol * top) & ~done
+        sums[ok], basis_out[ok], done = theta[ok, :k].sum(axis=1), Z[ok], done | ok
+        if done.all():
+            return sums, basis_out
         b = np.maximum(theta[:, -1], 1e-8 * top)  # the block's smallest Ritz value: top of the damped interval
         V = np.linalg.qr(_chebyshev(G, Z, GZ, b, _degree(theta[:, k - 1], b, 10 * (resid ** 2).sum(axis=1) / gap,
                                                          rtol * top, degree)))[0]
-    return _dense(G, k), V  # exact; the partly converged basis still warms the next call
+    # the rest exact; their partly converged basis still warms the next call
+    return np.where(done, sums, _dense(G, k)), np.where(done[:, None, None], basis_out, V)
 
 
 def _dense(G, k):
@@ -115,19 +123,22 @@ def _dense(G, k):
 
 
 def _degree(wanted, b, err, target, least):
-    """The filter degree that should bring the error estimate under target in one sweep (at least ``least``):
-    the estimate scales as 1/T_q(x)², x = 2θ_k/b − 1 mapping the k-th Ritz value past the damped interval."""
+    """Each row's filter degree that should bring its error estimate under target in one sweep (at least
+    ``least``): the estimate scales as 1/T_q(x)², x = 2θ_k/b − 1 mapping the k-th Ritz value past the damped
+    interval."""
     x = np.maximum(2 * wanted / b - 1, 1.0 + 1e-3)
     need = np.arccosh(np.sqrt(np.maximum(err / target, 1.0))) / np.arccosh(x)
-    return int(np.clip(np.ceil(need.max()), least, 12))
+    return np.clip(np.ceil(need), least, 12).astype(int)
 
 
 def _chebyshev(G, Z, GZ, b, degree):
-    """T_degree of G mapped so that [0, b] (the unwanted spectrum) goes to [−1, 1]: damps it, lifts the rest."""
+    """T_degree of G mapped so that [0, b] (the unwanted spectrum) goes to [−1, 1]: damps it, lifts the rest; row
+    r stops at its own degree[r]."""
     c = e = (b / 2)[:, None, None]
     prev, cur = Z, (GZ - c * Z) / e
-    for _ in range(degree - 1):
-        prev, cur = cur, 2 * (G @ cur - c * cur) / e - prev
-        scale = np.abs(cur).max(axis=(1, 2), keepdims=True)
-        prev, cur = prev / scale, cur / scale                        # keep the magnitudes bounded
+    for step in range(int(degree.max()) - 1):
+        nxt = 2 * (G @ cur - c * cur) / e - prev
+        scale = np.abs(nxt).max(axis=(1, 2), keepdims=True)
+        go = (step < degree - 1)[:, None, None]
+        prev, cur = np.where(go, cur / scale, prev), np.where(go, nxt / scale, cur)   # magnitudes kept bounded
     return cur
