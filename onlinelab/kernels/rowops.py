@@ -342,18 +342,19 @@ def bind() -> bool:
         return _BOUND[0]
     from onlinelab.kernels.jit import Kernel
     module = sys.modules[__name__]
-    try:
-        module.apply_unary, module.apply_binary = ufuncs.numba_apply(1), ufuncs.numba_apply(2)
-        module.scalar_1, module.scalar_2 = ufuncs.numba_scalar(1), ufuncs.numba_scalar(2)
-    except Exception:  # noqa: BLE001  (numba missing or broken: the kernels' own fallback says so)
-        _BOUND.append(False)
-        return False
     for name in _HELPERS:                 # the sums first: the others call it by its module-level name
         fn = Kernel(getattr(module, name), inline=True).get()   # inlined: a call per row costs as much as the row
-        if fn is None:
+        if fn is None:                    # (numba missing, broken or switched off: `Kernel.get` warned once)
             _BOUND.append(False)
             return False
         setattr(module, name, fn)
+    try:   # numpy's loops for the helpers; set before any of them compiles (at a kernel's first call)
+        module.apply_unary, module.apply_binary = ufuncs.numba_apply(1), ufuncs.numba_apply(2)
+        module.scalar_1, module.scalar_2 = ufuncs.numba_scalar(1), ufuncs.numba_scalar(2)
+    except Exception as exc:  # noqa: BLE001  (a numba without the extension API: the numpy path, with the warning)
+        give_up(f"numba's intrinsics are unavailable ({type(exc).__name__}: {exc})")
+        _BOUND.append(False)
+        return False
     _BOUND.append(True)
     return True
 

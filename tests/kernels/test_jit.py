@@ -141,3 +141,23 @@ def test_the_cache_is_emptied_when_any_kernel_source_changes(tmp_path, monkeypat
     monkeypatch.setattr(jit, "_GUARDED", [])
     jit._guard_cache(folder, "0.69.0", "/somewhere/plugins/mine.py")     # another numba: mine's go, theirs stay
     assert sorted(p.name for p in outside.iterdir()) == [f"{jit.STAMP}.mine.txt", "theirs.f-1.py311.nbi"]
+
+
+def test_without_numba_a_run_takes_the_numpy_path_with_one_warning():
+    """numba not importable at all (not merely switched off): the row helpers' binding fails first, with the one
+    warning, and the run gives the numpy path's numbers."""
+    code = """
+import sys, warnings
+sys.modules["numba"] = None          # import numba raises ImportError
+import onlinelab as ol
+from onlinelab.errors import CompileWarning
+learner = ol.make_learner("ftrl", regularizer="entropy", eta=0.3)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    fast = ol.simulate("experts-adversarial", [learner], T=60, replicates=2, seed=1).final("cumulative_loss")
+plain = ol.simulate("experts-adversarial", [learner], T=60, replicates=2, seed=1, compiled=False)
+print(sum(issubclass(w.category, CompileWarning) for w in caught), bool((fast == plain.final("cumulative_loss")).all()))
+"""
+    env = {k: v for k, v in os.environ.items() if k not in ("ONLINELAB_KERNELS_STRICT", "ONLINELAB_NO_NUMBA")}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env).stdout
+    assert out.split() == ["1", "True"]
