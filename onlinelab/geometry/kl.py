@@ -127,8 +127,8 @@ def kl_ucb_bernoulli(mean, level) -> np.ndarray:
     active = np.ones(q.shape, dtype=bool)   # each entry stops at its own tolerance, as it would alone: an index
     for _ in range(MAX_NEWTON):              # does not depend on how many others are solved beside it
         g = -p * np.log(q) - q_of_p * np.log1p(-q) - neg_c                # kl(p, q) − level: ≥ 0 above the root
-        gap = q - p                          # 0 when p + √(level/2) rounds to p: then p is the root (step 0)
-        step = np.where(gap > 0, np.maximum(g * q * (1.0 - q) / np.where(gap > 0, gap, 1.0), 0.0), 0.0)  # g/g'
+        above = q > p                        # not when p + √(level/2) rounds to p: then p is the root (step 0)
+        step = np.where(above, np.maximum(g * q * (1.0 - q) / np.where(above, q - p, 1.0), 0.0), 0.0)   # g/g'
         q = np.where(active, q - step, q)
         active &= step > NEWTON_TOL          # (a NaN step stops its entry)
         if not active.any():

@@ -326,9 +326,9 @@ def bandit_draw_into(q, p, est, losses, uniforms, i, r, gamma, shift, ix):
     return arm, value
 
 
-_HELPERS = ("block_sum", "pairwise_sum", "einsum_dot", "einsum_square_sum", "exp_row", "scalar_unary", "scalar_arctan2",
-            "normalise_row",
-            "softmax_into", "categorical", "logbarrier_solve_into", "omd_step_into", "bandit_draw_into")
+_HELPERS = ("block_sum", "pairwise_sum", "einsum_dot", "einsum_square_sum", "exp_row", "scalar_unary",
+            "scalar_arctan2", "normalise_row", "softmax_into", "categorical", "logbarrier_solve_into", "omd_step_into",
+            "bandit_draw_into")
 _BOUND: list[bool] = []
 
 

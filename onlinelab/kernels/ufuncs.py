@@ -68,18 +68,17 @@ def loop_of(ufunc) -> tuple[int, int] | None:
     data = (ctypes.c_void_p.from_address(head.data + size * k).value if head.data else None) or 0
     if not fn:
         return None
-    probes = [_probe(ufunc)] if ufunc.nin == 1 else [_probe(ufunc), np.roll(_probe(ufunc)[::-1], 7)]
+    probe = _probe(ufunc)
+    probes = [probe] if ufunc.nin == 1 else [probe, np.roll(probe[::-1], 7)]
     with np.errstate(all="ignore"):
         want = ufunc(*probes).view(np.int64)
-    out = np.empty_like(probes[0])
-    apply_py(fn, data, *probes, out, out.size)                       # one long contiguous call
-    same = np.array_equal(out.view(np.int64), want)
-    for i in range(0, 64):                                           # single numbers, as `numba_scalar` calls it
-        apply_py(fn, data, *(p[i:i + 1] for p in probes), out[i:i + 1], 1)
-    inplace = probes[0][:4099].copy()                                # in place on the same row, as `exp_row`
+    whole, single = np.empty_like(probe), np.empty(64)
+    apply_py(fn, data, *probes, whole, probe.size)                   # one long contiguous call
+    for i in range(64):                                              # single numbers, as `numba_scalar` calls it
+        apply_py(fn, data, *(p[i:i + 1] for p in probes), single[i:i + 1], 1)
+    inplace = probe[:4099].copy()                                    # in place on the same row, as `exp_row`
     apply_py(fn, data, inplace, *(p[:4099] for p in probes[1:]), inplace, 4099)
-    same = same and np.array_equal(out[:64].view(np.int64), want[:64])
-    same = same and np.array_equal(inplace.view(np.int64), want[:4099])
+    same = all(np.array_equal(got.view(np.int64), want[:got.size]) for got in (whole, single, inplace))
     return (fn, data) if same else None
 
 
