@@ -15,32 +15,36 @@ from onlinelab.kernels.jit import kernel
 
 
 @kernel(loops=True)
-def _exp_log_rows(x, rows, loops):
-    """exp and log of x, a row of ``rows`` entries at a time, through the compiled row helpers."""
+def _rows_of(x, which, rows, loops):
+    """numpy's unary loop at place ``which`` of the table on x, a row of ``rows`` entries at a time, compiled."""
     n = x.shape[0]
-    out, src, dst = np.empty((2, n)), np.empty(rows), np.empty(rows)
+    out, src, dst = np.empty(n), np.empty(rows), np.empty(rows)
     for lo in range(0, n, rows):
         m = min(rows, n - lo)
         for j in range(m):
             src[j] = x[lo + j]
-        rowops.exp_row(src, dst, m, loops)
+        if which == ufuncs.EXP:
+            rowops.exp_row(src, dst, m, loops)
+        else:
+            rowops.apply_unary(loops[which], loops[which + 1], src, dst, m)
         for j in range(m):
-            out[0, lo + j] = dst[j]
-            src[j] = abs(src[j]) + 1e-300
-        rowops.apply_unary(loops[ufuncs.LOG], loops[ufuncs.LOG + 1], src, dst, m)
-        for j in range(m):
-            out[1, lo + j] = dst[j]
+            out[lo + j] = dst[j]
     return out
 
 
+UNARY = [("exp", ufuncs.EXP, lambda x: x), ("log", ufuncs.LOG, lambda x: np.abs(x) + 1e-300),
+         ("expm1", ufuncs.EXPM1, lambda x: x), ("log1p", ufuncs.LOG1P, lambda x: np.abs(x) - 0.999),
+         ("cos", ufuncs.COS, lambda x: x), ("sin", ufuncs.SIN, lambda x: x)]
+
+
 @pytest.mark.parametrize("rows", [1, 3, 10, 64])
-def test_compiled_exp_and_log_are_numpys_bit_for_bit(rows):
-    """200 000 draws over ±150 (every exponent a softmax meets, and beyond), in rows of every length class of
-    numpy's vector loop (a tail shorter than a vector, a few vectors, many)."""
-    x = np.random.default_rng(rows).normal(size=200_000) * 50
-    got = rowops.call(_exp_log_rows, x, rows)
-    np.testing.assert_array_equal(got[0].view(np.int64), np.exp(x).view(np.int64))
-    np.testing.assert_array_equal(got[1].view(np.int64), np.log(np.abs(x) + 1e-300).view(np.int64))
+@pytest.mark.parametrize("name, which, domain", UNARY, ids=[u[0] for u in UNARY])
+def test_compiled_unary_loops_are_numpys_bit_for_bit(name, which, domain, rows):
+    """200 000 draws over ±150 (every exponent a softmax meets, and beyond), mapped into each function's domain,
+    in rows of every length class of numpy's vector loop (a tail shorter than a vector, a few vectors, many)."""
+    x = domain(np.random.default_rng(rows).normal(size=200_000) * 50)
+    got = rowops.call(_rows_of, x, which, rows)
+    np.testing.assert_array_equal(got.view(np.int64), getattr(np, name)(x).view(np.int64))
 
 
 def test_the_plain_python_call_is_numpys():
@@ -127,6 +131,6 @@ def test_without_the_loops_the_kernel_takes_the_numpy_path_with_one_warning(monk
     monkeypatch.setattr(jit, "_WARNED", [])
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
-        assert rowops.call(_exp_log_rows, np.zeros(3), 2) is None
+        assert rowops.call(_rows_of, np.zeros(3), ufuncs.EXP, 2) is None
     assert [w.category for w in seen] == [CompileWarning]
     assert "cannot be read and checked" in str(seen[0].message)
